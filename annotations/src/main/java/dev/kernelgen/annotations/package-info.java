@@ -1,0 +1,2 @@
+/** The annotations a user puts on kernel spec classes, and the names of the targets. */
+package dev.kernelgen.annotations;

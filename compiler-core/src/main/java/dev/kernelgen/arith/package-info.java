@@ -1,0 +1,2 @@
+/** Arithmetic analysis of index expressions: simplification, constant bounds, proofs. */
+package dev.kernelgen.arith;

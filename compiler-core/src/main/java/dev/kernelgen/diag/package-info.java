@@ -1,0 +1,2 @@
+/** The two kinds of failure: {@link UserError} for bad input, {@link CompilerBug} for our bugs. */
+package dev.kernelgen.diag;

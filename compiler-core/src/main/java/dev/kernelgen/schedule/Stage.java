@@ -1,0 +1,514 @@
+package dev.kernelgen.schedule;
+
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.ComputeOp;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Operation;
+import dev.kernelgen.te.PlaceholderOp;
+import dev.kernelgen.te.Reduce;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.MemoryScope;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * How one operation is computed: the order and shape of its loops (leaf iteration variables and the
+ * relations that derive them from the operation's axes), their kinds and thread bindings, where its
+ * loop nest goes and in which memory its result lives.
+ *
+ * <p>Every primitive checks that it is legal and records itself in the schedule's {@link Trace}.
+ */
+public final class Stage {
+  /** Annotations of one leaf iteration variable. */
+  public record IterVarAttr(ForKind kind, String threadTag, List<String> pragmas) {
+    static final IterVarAttr SERIAL = new IterVarAttr(ForKind.SERIAL, null, List.of());
+  }
+
+  private final Schedule schedule;
+  private final Tensor tensor;
+  private Expr body;
+  private final List<IterVar> axis;
+  private List<IterVar> reduceAxis;
+  private final List<IterVar> leafIterVars;
+  private final List<IterVarRelation> relations = new ArrayList<>();
+  private final Map<IterVar, IterVarAttr> attrs = new LinkedHashMap<>();
+  private AttachType attachType = AttachType.ROOT;
+  private Stage attachStage;
+  private IterVar attachIterVar;
+  private MemoryScope scope = MemoryScope.GLOBAL;
+  private boolean output;
+
+  Stage(Schedule schedule, Tensor tensor) {
+    this.schedule = schedule;
+    this.tensor = tensor;
+    Operation op = tensor.op();
+    if (op instanceof ComputeOp c) {
+      this.body = c.body();
+      this.axis = c.axis();
+      this.reduceAxis = c.reduceAxis();
+    } else {
+      this.body = null;
+      this.axis = List.of();
+      this.reduceAxis = List.of();
+    }
+    this.leafIterVars = new ArrayList<>(axis);
+    this.leafIterVars.addAll(reduceAxis);
+  }
+
+  // ---- what the stage is ----
+
+  public Tensor tensor() {
+    return tensor;
+  }
+
+  public String name() {
+    return tensor.name();
+  }
+
+  public boolean isPlaceholder() {
+    return tensor.op() instanceof PlaceholderOp;
+  }
+
+  /**
+   * The body this stage computes: the operation's body with the schedule's cache reads applied
+   * (and, after cache_write, a copy from the cache). Null for placeholders.
+   */
+  public Expr body() {
+    return body;
+  }
+
+  void setBody(Expr body) {
+    this.body = body;
+  }
+
+  /** The data-parallel axes of the output, outermost first. */
+  public List<IterVar> axis() {
+    return axis;
+  }
+
+  public IterVar axis(int d) {
+    UserError.check(
+        d >= 0 && d < axis.size(), "stage '%s' has %d axes, no axis %d", name(), axis.size(), d);
+    return axis.get(d);
+  }
+
+  public List<IterVar> reduceAxis() {
+    return reduceAxis;
+  }
+
+  public IterVar reduceAxis(int d) {
+    UserError.check(
+        d >= 0 && d < reduceAxis.size(),
+        "stage '%s' has %d reduce axes, no reduce axis %d",
+        name(),
+        reduceAxis.size(),
+        d);
+    return reduceAxis.get(d);
+  }
+
+  void dropReduceAxes() {
+    leafIterVars.removeAll(reduceAxis);
+    reduceAxis = List.of();
+  }
+
+  /** The axes and reduce axes: what the relations start from. */
+  public List<IterVar> rootIterVars() {
+    List<IterVar> all = new ArrayList<>(axis);
+    all.addAll(reduceAxis);
+    return all;
+  }
+
+  /** The loops of this stage, outermost first. */
+  public List<IterVar> leafIterVars() {
+    return List.copyOf(leafIterVars);
+  }
+
+  public List<IterVarRelation> relations() {
+    return List.copyOf(relations);
+  }
+
+  public IterVarAttr attr(IterVar iv) {
+    return attrs.getOrDefault(iv, IterVarAttr.SERIAL);
+  }
+
+  public AttachType attachType() {
+    return attachType;
+  }
+
+  public Stage attachStage() {
+    return attachStage;
+  }
+
+  public IterVar attachIterVar() {
+    return attachIterVar;
+  }
+
+  public MemoryScope scope() {
+    return scope;
+  }
+
+  public boolean isOutput() {
+    return output;
+  }
+
+  void markOutput() {
+    this.output = true;
+  }
+
+  /** Whether the reduction of this stage combines over {@code iv} (root or derived). */
+  public boolean isReduceIterVar(IterVar iv) {
+    return iv.isReduce();
+  }
+
+  public boolean hasReduction() {
+    return body instanceof Reduce;
+  }
+
+  // ---- primitives ----
+
+  /** Splits {@code parent} into an outer loop and an inner loop of {@code factor} iterations. */
+  public Split split(IterVar parent, long factor) {
+    checkCompute("split");
+    checkLeaf(parent, "split");
+    UserError.check(
+        factor > 0,
+        "split of axis '%s' of stage '%s': factor must be positive, got %d",
+        parent.name(),
+        name(),
+        factor);
+    Split s = doSplit(parent, factor, 0);
+    schedule.trace().record(this, "split", parent.name(), "factor=" + factor);
+    return s;
+  }
+
+  /** Splits {@code parent} into {@code nparts} outer iterations and an inner loop. */
+  public Split splitNparts(IterVar parent, long nparts) {
+    checkCompute("split");
+    checkLeaf(parent, "split");
+    UserError.check(
+        nparts > 0,
+        "split of axis '%s' of stage '%s': nparts must be positive, got %d",
+        parent.name(),
+        name(),
+        nparts);
+    Split s = doSplit(parent, 0, nparts);
+    schedule.trace().record(this, "split", parent.name(), "nparts=" + nparts);
+    return s;
+  }
+
+  /** The two loops a split made. */
+  public record Split(IterVar outer, IterVar inner) {}
+
+  private Split doSplit(IterVar parent, long factor, long nparts) {
+    IterVar outer = derived(parent.name() + ".outer", parent.kind());
+    IterVar inner = derived(parent.name() + ".inner", parent.kind());
+    relations.add(new IterVarRelation.Split(parent, outer, inner, factor, nparts));
+    int pos = leafIterVars.indexOf(parent);
+    leafIterVars.set(pos, inner);
+    leafIterVars.add(pos, outer);
+    return new Split(outer, inner);
+  }
+
+  private static IterVar derived(String name, IterVar.Kind kind) {
+    return new IterVar(new Var(name), null, kind);
+  }
+
+  /** The four loops a tile made: {@code x.outer, y.outer, x.inner, y.inner}... in loop order. */
+  public record Tile(IterVar xOuter, IterVar yOuter, IterVar xInner, IterVar yInner) {}
+
+  /**
+   * Tiles two axes: splits both and orders the loops {@code x.outer, y.outer, x.inner, y.inner}.
+   */
+  public Tile tile(IterVar x, IterVar y, long xFactor, long yFactor) {
+    Split sx = split(x, xFactor);
+    Split sy = split(y, yFactor);
+    reorder(sx.outer(), sy.outer(), sx.inner(), sy.inner());
+    return new Tile(sx.outer(), sy.outer(), sx.inner(), sy.inner());
+  }
+
+  /** Fuses two adjacent loops, {@code outer} directly enclosing {@code inner}, into one. */
+  public IterVar fuse(IterVar outer, IterVar inner) {
+    checkCompute("fuse");
+    checkLeaf(outer, "fuse");
+    checkLeaf(inner, "fuse");
+    int po = leafIterVars.indexOf(outer);
+    int pi = leafIterVars.indexOf(inner);
+    UserError.check(
+        pi == po + 1,
+        "fuse of non-adjacent axes '%s' and '%s' of stage '%s': '%s' must directly enclose '%s'"
+            + " (loop order: %s)",
+        outer.name(),
+        inner.name(),
+        name(),
+        outer.name(),
+        inner.name(),
+        leafIterVars);
+    UserError.check(
+        outer.kind() == inner.kind(),
+        "fuse of axis '%s' (%s) with axis '%s' (%s) of stage '%s': cannot mix reduce and"
+            + " data-parallel axes",
+        outer.name(),
+        outer.kind(),
+        inner.name(),
+        inner.kind(),
+        name());
+    IterVar fused = derived(outer.name() + "." + inner.name() + ".fused", outer.kind());
+    relations.add(new IterVarRelation.Fuse(outer, inner, fused));
+    leafIterVars.remove(pi);
+    leafIterVars.set(po, fused);
+    schedule.trace().record(this, "fuse", outer.name(), inner.name());
+    return fused;
+  }
+
+  /** Puts the given loops in this order, in the positions they occupy now. */
+  public void reorder(IterVar... order) {
+    checkCompute("reorder");
+    Set<IterVar> seen = new HashSet<>();
+    List<Integer> positions = new ArrayList<>();
+    for (IterVar iv : order) {
+      checkLeaf(iv, "reorder");
+      UserError.check(
+          seen.add(iv), "reorder of stage '%s' names axis '%s' twice", name(), iv.name());
+      positions.add(leafIterVars.indexOf(iv));
+    }
+    List<Integer> sorted = new ArrayList<>(positions);
+    sorted.sort(null);
+    for (int k = 0; k < order.length; k++) {
+      leafIterVars.set(sorted.get(k), order[k]);
+    }
+    schedule.trace().record(this, "reorder", names(order));
+  }
+
+  /**
+   * Computes this stage inside loop {@code scopeIterVar} of {@code parent}, one of its consumers.
+   */
+  public void computeAt(Stage parent, IterVar scopeIterVar) {
+    checkCompute("compute_at");
+    UserError.check(
+        !output,
+        "compute_at of '%s': it is an output of the schedule and must be computed at root",
+        name());
+    UserError.check(
+        parent.leafIterVars.contains(scopeIterVar),
+        "compute_at of '%s' at axis '%s': that axis is not a loop of stage '%s' (its loops: %s)",
+        name(),
+        scopeIterVar.name(),
+        parent.name(),
+        parent.leafIterVars);
+    UserError.check(
+        schedule.readers(this).contains(parent),
+        "compute_at of '%s' into stage '%s', which does not consume it (its consumers: %s)",
+        name(),
+        parent.name(),
+        schedule.readers(this).stream().map(Stage::name).toList());
+    for (Stage s = parent; s != null; s = s.attachStage) {
+      UserError.check(
+          s != this, "compute_at of '%s' into '%s' makes a cycle", name(), parent.name());
+    }
+    attachType = AttachType.SCOPE;
+    attachStage = parent;
+    attachIterVar = scopeIterVar;
+    schedule.trace().record(this, "compute_at", parent.name(), scopeIterVar.name());
+  }
+
+  /** Substitutes this stage's body into its consumers: no loops, no storage. */
+  public void computeInline() {
+    checkCompute("compute_inline");
+    UserError.check(!output, "compute_inline of '%s': it is an output of the schedule", name());
+    UserError.check(
+        !hasReduction(),
+        "compute_inline of '%s': a reduction cannot be inlined (reduce axes %s)",
+        name(),
+        reduceAxis);
+    attachType = AttachType.INLINE;
+    attachStage = null;
+    attachIterVar = null;
+    schedule.trace().record(this, "compute_inline");
+  }
+
+  /** Computes this stage in its own loop nest at the top (undoes compute_at and inline). */
+  public void computeRoot() {
+    checkCompute("compute_root");
+    attachType = AttachType.ROOT;
+    attachStage = null;
+    attachIterVar = null;
+    schedule.trace().record(this, "compute_root");
+  }
+
+  /**
+   * Binds a loop to a GPU thread index: {@code blockIdx.x}, {@code threadIdx.y}, {@code vthread}.
+   */
+  public void bind(IterVar iv, String threadTag) {
+    checkCompute("bind");
+    checkLeaf(iv, "bind");
+    ThreadTag.check(threadTag);
+    UserError.check(
+        !iv.isReduce(),
+        "bind of reduce axis '%s' of stage '%s' to %s: reductions across threads are not"
+            + " supported; bind a data-parallel axis",
+        iv.name(),
+        name(),
+        threadTag);
+    for (var e : attrs.entrySet()) {
+      UserError.check(
+          !(threadTag.equals(e.getValue().threadTag()) && !threadTag.equals(ThreadTag.VTHREAD)),
+          "bind of axis '%s' of stage '%s' to %s: axis '%s' is already bound to it",
+          iv.name(),
+          name(),
+          threadTag,
+          e.getKey().name());
+    }
+    ForKind kind = threadTag.equals(ThreadTag.VTHREAD) ? ForKind.VTHREAD : ForKind.THREAD_BINDING;
+    attrs.put(iv, new IterVarAttr(kind, threadTag, attr(iv).pragmas()));
+    schedule.trace().record(this, "bind", iv.name(), threadTag);
+  }
+
+  public void unroll(IterVar iv) {
+    annotate(iv, ForKind.UNROLLED, "unroll");
+  }
+
+  /** Marks a loop as vectorized; it must be data-parallel and innermost-able. */
+  public void vectorize(IterVar iv) {
+    checkCompute("vectorize");
+    UserError.check(
+        !iv.isReduce(),
+        "vectorize of reduce axis '%s' of stage '%s': only data-parallel axes can be vectorized",
+        iv.name(),
+        name());
+    annotate(iv, ForKind.VECTORIZED, "vectorize");
+  }
+
+  /** Runs a loop's iterations in parallel on CPU threads; it must be data-parallel. */
+  public void parallel(IterVar iv) {
+    checkCompute("parallel");
+    UserError.check(
+        !iv.isReduce(),
+        "parallel of reduce axis '%s' of stage '%s': iterations of a reduction depend on each"
+            + " other",
+        iv.name(),
+        name());
+    annotate(iv, ForKind.PARALLEL, "parallel");
+  }
+
+  /** Attaches a pragma to a loop (printed as {@code #pragma} before it in C). */
+  public void pragma(IterVar iv, String pragma) {
+    checkCompute("pragma");
+    checkLeaf(iv, "pragma");
+    UserError.check(
+        pragma.matches("[A-Za-z0-9_ ().,=]+"), "pragma '%s' has characters not allowed", pragma);
+    IterVarAttr a = attr(iv);
+    List<String> p = new ArrayList<>(a.pragmas());
+    p.add(pragma);
+    attrs.put(iv, new IterVarAttr(a.kind(), a.threadTag(), p));
+    schedule.trace().record(this, "pragma", iv.name(), pragma);
+  }
+
+  /**
+   * Sets the memory scope of this stage's result: {@code global}, {@code shared}, {@code local}.
+   */
+  public void setScope(String scopeName) {
+    checkCompute("set_scope");
+    MemoryScope m = MemoryScope.parse(scopeName);
+    UserError.check(
+        !output || m == MemoryScope.GLOBAL,
+        "set_scope of '%s' to %s: an output of the schedule lives in global memory",
+        name(),
+        m);
+    this.scope = m;
+    schedule.trace().record(this, "set_scope", scopeName);
+  }
+
+  void initScope(MemoryScope m) {
+    this.scope = m;
+  }
+
+  private void annotate(IterVar iv, ForKind kind, String primitive) {
+    checkCompute(primitive);
+    checkLeaf(iv, primitive);
+    IterVarAttr a = attr(iv);
+    UserError.check(
+        a.threadTag() == null,
+        "%s of axis '%s' of stage '%s': it is bound to %s",
+        primitive,
+        iv.name(),
+        name(),
+        a.threadTag());
+    attrs.put(iv, new IterVarAttr(kind, null, a.pragmas()));
+    schedule.trace().record(this, primitive, iv.name());
+  }
+
+  private void checkCompute(String primitive) {
+    UserError.check(
+        !isPlaceholder(),
+        "%s of '%s': it is an input (placeholder), which has no loops to schedule",
+        primitive,
+        name());
+  }
+
+  private void checkLeaf(IterVar iv, String primitive) {
+    UserError.check(iv != null, "%s on stage '%s' got a null axis", primitive, name());
+    if (!leafIterVars.contains(iv)) {
+      Stage owner = schedule.ownerOf(iv);
+      String where =
+          owner == null || owner == this
+              ? "it was split or fused already"
+              : "it belongs to stage '" + owner.name() + "'";
+      throw new UserError(
+          String.format(
+              "%s of axis '%s' on stage '%s': it is not a loop of this stage (%s; loops: %s)",
+              primitive, iv.name(), name(), where, leafIterVars));
+    }
+  }
+
+  boolean owns(IterVar iv) {
+    if (leafIterVars.contains(iv) || axis.contains(iv) || reduceAxis.contains(iv)) {
+      return true;
+    }
+    for (IterVarRelation r : relations) {
+      switch (r) {
+        case IterVarRelation.Split s -> {
+          if (s.outer() == iv || s.inner() == iv || s.parent() == iv) {
+            return true;
+          }
+        }
+        case IterVarRelation.Fuse f -> {
+          if (f.outer() == iv || f.inner() == iv || f.fused() == iv) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /** A leaf iteration variable by name, for replaying traces. */
+  public IterVar leaf(String ivName) {
+    for (IterVar iv : leafIterVars) {
+      if (iv.name().equals(ivName)) {
+        return iv;
+      }
+    }
+    throw new UserError(
+        "stage '" + name() + "' has no loop named '" + ivName + "' (loops: " + leafIterVars + ")");
+  }
+
+  private static String[] names(IterVar[] ivs) {
+    String[] out = new String[ivs.length];
+    for (int k = 0; k < ivs.length; k++) {
+      out[k] = ivs[k].name();
+    }
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return "stage(" + name() + ")";
+  }
+}

@@ -1,0 +1,65 @@
+package dev.kernelgen.te;
+
+import dev.kernelgen.diag.UserError;
+
+/**
+ * A binary operation. Operands have one dtype: {@link #of} widens int32 to int64 and converts
+ * integer immediates next to a floating-point operand; any other mix is a user error.
+ */
+public record Binary(BinOp op, Expr a, Expr b) implements Expr {
+  public Binary {
+    UserError.check(
+        a.dtype() == b.dtype(),
+        "dtype mismatch: %s (%s) %s %s (%s)",
+        a.show(),
+        a.dtype(),
+        op.symbol(),
+        b.show(),
+        b.dtype());
+    if (op.isLogical()) {
+      UserError.check(
+          a.dtype().isBool(),
+          "%s needs bool operands, got %s: %s",
+          op.symbol(),
+          a.dtype(),
+          a.show());
+    } else if (op == BinOp.DIV) {
+      UserError.check(
+          a.dtype().isFloat(),
+          "'/' on %s operands (%s / %s): use floordiv for integer division",
+          a.dtype(),
+          a.show(),
+          b.show());
+    } else if (op == BinOp.FLOOR_DIV || op == BinOp.FLOOR_MOD) {
+      UserError.check(
+          a.dtype().isInt(), "%s needs integer operands, got %s", op.symbol(), a.dtype());
+    } else if (!op.isComparison() || (op != BinOp.EQ && op != BinOp.NE)) {
+      UserError.check(
+          !a.dtype().isBool(), "%s is not defined on bool operands: %s", op.symbol(), a.show());
+    }
+  }
+
+  /** The operation, with immediates and int widths brought to a common dtype. */
+  public static Expr of(BinOp op, Expr a, Expr b) {
+    if (a.dtype() != b.dtype()) {
+      if (a instanceof IntImm ia && !b.dtype().isBool()) {
+        a = b.dtype().isFloat() ? new FloatImm(b.dtype(), ia.value()) : Cast.of(b.dtype(), ia);
+      } else if (b instanceof IntImm ib && !a.dtype().isBool()) {
+        b = a.dtype().isFloat() ? new FloatImm(a.dtype(), ib.value()) : Cast.of(a.dtype(), ib);
+      } else if (a instanceof FloatImm fa && b.dtype().isFloat()) {
+        a = new FloatImm(b.dtype(), fa.value());
+      } else if (b instanceof FloatImm fb && a.dtype().isFloat()) {
+        b = new FloatImm(a.dtype(), fb.value());
+      } else if (a.dtype().isInt() && b.dtype().isInt()) {
+        a = Cast.of(DType.INT64, a);
+        b = Cast.of(DType.INT64, b);
+      }
+    }
+    return new Binary(op, a, b);
+  }
+
+  @Override
+  public DType dtype() {
+    return op.isComparison() || op.isLogical() ? DType.BOOL : a.dtype();
+  }
+}

@@ -1,0 +1,114 @@
+package dev.kernelgen.te;
+
+import dev.kernelgen.diag.UserError;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A tensor defined elementwise by an expression over its axes; the body may be a {@link Reduce}
+ * over reduce axes, and only at its top.
+ */
+public final class ComputeOp implements Operation {
+  private final String name;
+  private final List<IterVar> axis;
+  private final Expr body;
+  private final String tag;
+  private final Tensor output;
+  private final List<Tensor> inputs;
+
+  public ComputeOp(String name, List<IterVar> axis, Expr body, String tag) {
+    this.name = name;
+    this.axis = List.copyOf(axis);
+    this.body = body;
+    this.tag = tag == null ? "" : tag;
+    for (IterVar iv : axis) {
+      UserError.check(
+          !iv.isReduce(), "compute '%s': axis %s is a reduce axis, not an output axis", name, iv);
+    }
+    checkReduceOnlyAtTop(name, body);
+    this.inputs = collectInputs(body);
+    this.output = new Tensor(this);
+  }
+
+  private static void checkReduceOnlyAtTop(String name, Expr body) {
+    Expr inner = body instanceof Reduce r ? r.source() : body;
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        UserError.check(
+            !(e instanceof Reduce),
+            "compute '%s': a reduction may only be the whole body, found nested: %s",
+            name,
+            e.show());
+        super.visit(e);
+      }
+    }.visit(inner);
+  }
+
+  private static List<Tensor> collectInputs(Expr body) {
+    Set<Tensor> seen = new LinkedHashSet<>();
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r) {
+          seen.add(r.tensor());
+        }
+        super.visit(e);
+      }
+    }.visit(body);
+    return new ArrayList<>(seen);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  public List<IterVar> axis() {
+    return axis;
+  }
+
+  /** The reduce axes of the body, empty when it is no reduction. */
+  public List<IterVar> reduceAxis() {
+    return body instanceof Reduce r ? r.axes() : List.of();
+  }
+
+  public Expr body() {
+    return body;
+  }
+
+  public String tag() {
+    return tag;
+  }
+
+  @Override
+  public Tensor output() {
+    return output;
+  }
+
+  @Override
+  public List<Expr> shape() {
+    List<Expr> shape = new ArrayList<>();
+    for (IterVar iv : axis) {
+      shape.add(iv.dom().extent());
+    }
+    return shape;
+  }
+
+  @Override
+  public DType dtype() {
+    return body.dtype();
+  }
+
+  @Override
+  public List<Tensor> inputs() {
+    return inputs;
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

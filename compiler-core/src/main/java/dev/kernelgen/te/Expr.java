@@ -1,0 +1,128 @@
+package dev.kernelgen.te;
+
+/**
+ * A scalar expression: the node list of tensor expressions and of the loop IR alike (as TVM's
+ * PrimExpr). Nodes are records (and {@link Var}, which has identity); factories validate.
+ *
+ * <p>The default methods give a fluent arithmetic, since Java has no operator overloading: {@code
+ * i.mul(stride).add(di)}.
+ */
+public sealed interface Expr
+    permits IntImm, FloatImm, Var, Binary, Not, Select, Cast, Call, TensorRead, Reduce, Load {
+
+  DType dtype();
+
+  default Expr add(Expr o) {
+    return Binary.of(BinOp.ADD, this, o);
+  }
+
+  default Expr add(long o) {
+    return add(IntImm.like(this, o));
+  }
+
+  default Expr sub(Expr o) {
+    return Binary.of(BinOp.SUB, this, o);
+  }
+
+  default Expr sub(long o) {
+    return sub(IntImm.like(this, o));
+  }
+
+  default Expr mul(Expr o) {
+    return Binary.of(BinOp.MUL, this, o);
+  }
+
+  default Expr mul(long o) {
+    return mul(IntImm.like(this, o));
+  }
+
+  /** True division; for floating-point operands only (use {@link #floordiv} on integers). */
+  default Expr div(Expr o) {
+    return Binary.of(BinOp.DIV, this, o);
+  }
+
+  default Expr floordiv(Expr o) {
+    return Binary.of(BinOp.FLOOR_DIV, this, o);
+  }
+
+  default Expr floordiv(long o) {
+    return floordiv(IntImm.like(this, o));
+  }
+
+  default Expr floormod(Expr o) {
+    return Binary.of(BinOp.FLOOR_MOD, this, o);
+  }
+
+  default Expr floormod(long o) {
+    return floormod(IntImm.like(this, o));
+  }
+
+  default Expr min(Expr o) {
+    return Binary.of(BinOp.MIN, this, o);
+  }
+
+  default Expr max(Expr o) {
+    return Binary.of(BinOp.MAX, this, o);
+  }
+
+  default Expr eq(Expr o) {
+    return Binary.of(BinOp.EQ, this, o);
+  }
+
+  default Expr eq(long o) {
+    return eq(IntImm.like(this, o));
+  }
+
+  default Expr ne(Expr o) {
+    return Binary.of(BinOp.NE, this, o);
+  }
+
+  default Expr lt(Expr o) {
+    return Binary.of(BinOp.LT, this, o);
+  }
+
+  default Expr lt(long o) {
+    return lt(IntImm.like(this, o));
+  }
+
+  default Expr le(Expr o) {
+    return Binary.of(BinOp.LE, this, o);
+  }
+
+  default Expr le(long o) {
+    return le(IntImm.like(this, o));
+  }
+
+  default Expr gt(Expr o) {
+    return Binary.of(BinOp.GT, this, o);
+  }
+
+  default Expr gt(long o) {
+    return gt(IntImm.like(this, o));
+  }
+
+  default Expr ge(Expr o) {
+    return Binary.of(BinOp.GE, this, o);
+  }
+
+  default Expr ge(long o) {
+    return ge(IntImm.like(this, o));
+  }
+
+  default Expr and(Expr o) {
+    return Binary.of(BinOp.AND, this, o);
+  }
+
+  default Expr or(Expr o) {
+    return Binary.of(BinOp.OR, this, o);
+  }
+
+  default Expr not() {
+    return Not.of(this);
+  }
+
+  /** The expression as text, in the printer's syntax. */
+  default String show() {
+    return ExprPrinter.print(this);
+  }
+}

@@ -1,0 +1,285 @@
+package dev.kernelgen.te;
+
+import dev.kernelgen.diag.UserError;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The tensor-expression DSL: placeholders, compute, reduce axes and reductions, select, casts and
+ * math intrinsics. Import statically: {@code import static dev.kernelgen.te.TE.*;}
+ *
+ * <pre>{@code
+ * Var n = var("n");
+ * Tensor a = placeholder("A", FLOAT32, n, 64);
+ * IterVar k = reduceAxis(64, "k");
+ * Tensor rowSum = compute("RowSum", shape(n), i -> sum(a.at(i, k.var()), k));
+ * }</pre>
+ */
+public final class TE {
+  private TE() {}
+
+  public static final DType BOOL = DType.BOOL;
+  public static final DType INT32 = DType.INT32;
+  public static final DType INT64 = DType.INT64;
+  public static final DType FLOAT32 = DType.FLOAT32;
+  public static final DType FLOAT64 = DType.FLOAT64;
+
+  /** Body of a one-dimensional compute. */
+  @FunctionalInterface
+  public interface Body1 {
+    Expr apply(Var i);
+  }
+
+  /** Body of a two-dimensional compute. */
+  @FunctionalInterface
+  public interface Body2 {
+    Expr apply(Var i, Var j);
+  }
+
+  /** Body of a three-dimensional compute. */
+  @FunctionalInterface
+  public interface Body3 {
+    Expr apply(Var i, Var j, Var k);
+  }
+
+  /** Body of a four-dimensional compute. */
+  @FunctionalInterface
+  public interface Body4 {
+    Expr apply(Var i, Var j, Var k, Var l);
+  }
+
+  /** Body of a compute of any rank. */
+  @FunctionalInterface
+  public interface BodyN {
+    Expr apply(List<Var> indices);
+  }
+
+  /** A symbolic dim (int32), bound at launch time from the actual tensors. */
+  public static Var var(String name) {
+    return new Var(name, DType.INT32);
+  }
+
+  /** An expression from an {@link Expr}, a Java integer, a float or a double. */
+  public static Expr expr(Object o) {
+    return switch (o) {
+      case Expr e -> e;
+      case Integer i -> IntImm.of(i);
+      case Long l -> IntImm.of(DType.INT64, l);
+      case Float f -> FloatImm.f32(f);
+      case Double d -> FloatImm.f64(d);
+      case Boolean b -> IntImm.ofBool(b);
+      default ->
+          throw new UserError(
+              "cannot use " + o + " (" + o.getClass().getName() + ") as an expression");
+    };
+  }
+
+  /** A shape from dims that are {@link Expr}s or Java integers. */
+  public static List<Expr> shape(Object... dims) {
+    List<Expr> out = new ArrayList<>();
+    for (Object d : dims) {
+      Expr e = expr(d);
+      UserError.check(
+          e.dtype().isInt(), "a dim must be an integer, got %s: %s", e.dtype(), e.show());
+      if (e instanceof IntImm i) {
+        UserError.check(i.value() > 0, "a dim must be positive, got %d", i.value());
+      }
+      out.add(e);
+    }
+    return out;
+  }
+
+  public static Tensor placeholder(String name, DType dtype, Object... dims) {
+    return placeholder(name, dtype, shape(dims));
+  }
+
+  public static Tensor placeholder(String name, DType dtype, List<Expr> shape) {
+    checkName(name);
+    return new PlaceholderOp(name, shape(shape.toArray()), dtype).output();
+  }
+
+  public static Tensor compute(String name, List<Expr> shape, Body1 body) {
+    return computeN(name, shape, i -> body.apply(i.get(0)), 1);
+  }
+
+  public static Tensor compute(String name, List<Expr> shape, Body2 body) {
+    return computeN(name, shape, i -> body.apply(i.get(0), i.get(1)), 2);
+  }
+
+  public static Tensor compute(String name, List<Expr> shape, Body3 body) {
+    return computeN(name, shape, i -> body.apply(i.get(0), i.get(1), i.get(2)), 3);
+  }
+
+  public static Tensor compute(String name, List<Expr> shape, Body4 body) {
+    return computeN(name, shape, i -> body.apply(i.get(0), i.get(1), i.get(2), i.get(3)), 4);
+  }
+
+  /** A compute of any rank: the body gets one index variable per dim. */
+  public static Tensor compute(String name, List<Expr> shape, BodyN body) {
+    return computeN(name, shape, body, shape.size());
+  }
+
+  private static Tensor computeN(String name, List<Expr> shape, BodyN body, int arity) {
+    checkName(name);
+    UserError.check(
+        shape.size() == arity,
+        "compute '%s' has %d dims but its body takes %d indices",
+        name,
+        shape.size(),
+        arity);
+    String[] names = axisNames(shape.size());
+    List<IterVar> axis = new ArrayList<>();
+    List<Var> vars = new ArrayList<>();
+    for (int d = 0; d < shape.size(); d++) {
+      Expr extent = shape(shape.get(d)).get(0);
+      Var v = new Var(names[d], extent.dtype());
+      vars.add(v);
+      axis.add(new IterVar(v, Range.fromExtent(extent), IterVar.Kind.DATA_PAR));
+    }
+    Expr e = body.apply(List.copyOf(vars));
+    UserError.check(e != null, "compute '%s': the body returned null", name);
+    return new ComputeOp(name, axis, e, "").output();
+  }
+
+  private static String[] axisNames(int n) {
+    String[] base = {"i", "j", "k", "l", "m", "n"};
+    String[] out = new String[n];
+    for (int d = 0; d < n; d++) {
+      out[d] = d < base.length ? base[d] : "ax" + d;
+    }
+    return out;
+  }
+
+  private static void checkName(String name) {
+    UserError.check(
+        name != null && name.matches("[A-Za-z_][A-Za-z0-9_.]*"),
+        "tensor name '%s' is not an identifier",
+        name);
+  }
+
+  /** A reduce axis over {@code [0, extent)}. */
+  public static IterVar reduceAxis(Object extent, String name) {
+    Expr e = shape(extent).get(0);
+    return new IterVar(new Var(name, e.dtype()), Range.fromExtent(e), IterVar.Kind.REDUCE);
+  }
+
+  /** A reduce axis over {@code [min, min + extent)}. */
+  public static IterVar reduceAxis(Object min, Object extent, String name) {
+    Expr e = shape(extent).get(0);
+    return new IterVar(new Var(name, e.dtype()), new Range(expr(min), e), IterVar.Kind.REDUCE);
+  }
+
+  public static Expr sum(Expr source, IterVar... axes) {
+    return reduce(Reducer.sum(source.dtype()), source, axes);
+  }
+
+  public static Expr max(Expr source, IterVar... axes) {
+    return reduce(Reducer.max(source.dtype()), source, axes);
+  }
+
+  public static Expr min(Expr source, IterVar... axes) {
+    return reduce(Reducer.min(source.dtype()), source, axes);
+  }
+
+  /** A reduction with any commutative, associative combiner. */
+  public static Expr reduce(Reducer combiner, Expr source, IterVar... axes) {
+    return new Reduce(combiner, source, List.of(axes), IntImm.ofBool(true));
+  }
+
+  /** A reduction over the points where {@code where} holds. */
+  public static Expr reduceWhere(Reducer combiner, Expr source, Expr where, IterVar... axes) {
+    return new Reduce(combiner, source, List.of(axes), where);
+  }
+
+  public static Expr select(Expr cond, Object ifTrue, Object ifFalse) {
+    Expr t = expr(ifTrue);
+    Expr f = expr(ifFalse);
+    if (t.dtype() != f.dtype()) {
+      if (f instanceof FloatImm fi && t.dtype().isFloat()) {
+        f = new FloatImm(t.dtype(), fi.value());
+      } else if (t instanceof FloatImm ti && f.dtype().isFloat()) {
+        t = new FloatImm(f.dtype(), ti.value());
+      } else if (f instanceof IntImm fi && !t.dtype().isBool()) {
+        f = IntImm.like(t, fi.value());
+      } else if (t instanceof IntImm ti && !f.dtype().isBool()) {
+        t = IntImm.like(f, ti.value());
+      }
+    }
+    return new Select(cond, t, f);
+  }
+
+  /** The conjunction of the conditions ({@code true} for none). */
+  public static Expr all(Expr... conds) {
+    Expr out = IntImm.ofBool(true);
+    for (int k = 0; k < conds.length; k++) {
+      out = k == 0 ? conds[0] : out.and(conds[k]);
+    }
+    return out;
+  }
+
+  /** The disjunction of the conditions ({@code false} for none). */
+  public static Expr any(Expr... conds) {
+    Expr out = IntImm.ofBool(false);
+    for (int k = 0; k < conds.length; k++) {
+      out = k == 0 ? conds[0] : out.or(conds[k]);
+    }
+    return out;
+  }
+
+  public static Expr cast(DType dtype, Expr value) {
+    return Cast.of(dtype, value);
+  }
+
+  public static Expr exp(Expr x) {
+    return new Call(Intrinsic.EXP, List.of(x));
+  }
+
+  public static Expr log(Expr x) {
+    return new Call(Intrinsic.LOG, List.of(x));
+  }
+
+  public static Expr sqrt(Expr x) {
+    return new Call(Intrinsic.SQRT, List.of(x));
+  }
+
+  public static Expr tanh(Expr x) {
+    return new Call(Intrinsic.TANH, List.of(x));
+  }
+
+  public static Expr pow(Expr x, Expr y) {
+    return new Call(Intrinsic.POW, List.of(x, y));
+  }
+
+  public static Expr abs(Expr x) {
+    if (x.dtype().isInt()) {
+      return select(x.lt(0), IntImm.like(x, 0).sub(x), x);
+    }
+    return new Call(Intrinsic.ABS, List.of(x));
+  }
+
+  public static Expr floor(Expr x) {
+    return new Call(Intrinsic.FLOOR, List.of(x));
+  }
+
+  public static Expr ceil(Expr x) {
+    return new Call(Intrinsic.CEIL, List.of(x));
+  }
+
+  public static Expr f32(double v) {
+    return FloatImm.f32(v);
+  }
+
+  public static Expr i32(long v) {
+    return IntImm.of(v);
+  }
+
+  /** The elementwise maximum (for the reduction, see {@link #max(Expr, IterVar...)}). */
+  public static Expr maximum(Expr a, Object b) {
+    return a.max(expr(b));
+  }
+
+  /** The elementwise minimum (for the reduction, see {@link #min(Expr, IterVar...)}). */
+  public static Expr minimum(Expr a, Object b) {
+    return a.min(expr(b));
+  }
+}

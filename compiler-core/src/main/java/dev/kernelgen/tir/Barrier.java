@@ -1,0 +1,4 @@
+package dev.kernelgen.tir;
+
+/** Waits until all threads of a block arrive, making their writes to {@code scope} visible. */
+public record Barrier(MemoryScope scope) implements Stmt {}
