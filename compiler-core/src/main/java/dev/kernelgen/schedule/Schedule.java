@@ -159,7 +159,7 @@ public final class Schedule {
       readerStages.add(rs);
     }
     String name = uniqueName(t.name() + "." + scope);
-    Tensor copy = TE.compute(name, t.shape(), (List<Var> i) -> t.at(i));
+    Tensor copy = TE.computeN(name, t.shape(), i -> t.at(i));
     Stage cs = insertAfter(producer, copy);
     cs.initScope(dev.kernelgen.tir.MemoryScope.parse(scope));
     for (Stage rs : readerStages) {

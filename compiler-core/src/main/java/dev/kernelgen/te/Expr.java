@@ -20,6 +20,32 @@ public sealed interface Expr
     return add(IntImm.like(this, o));
   }
 
+  /** Adds a floating-point constant (of this expression's float dtype). */
+  default Expr add(double o) {
+    return add(new FloatImm(floatType(this), o));
+  }
+
+  default Expr sub(double o) {
+    return sub(new FloatImm(floatType(this), o));
+  }
+
+  default Expr mul(double o) {
+    return mul(new FloatImm(floatType(this), o));
+  }
+
+  default Expr div(double o) {
+    return div(new FloatImm(floatType(this), o));
+  }
+
+  private static DType floatType(Expr e) {
+    dev.kernelgen.diag.UserError.check(
+        e.dtype().isFloat(),
+        "a floating-point constant next to %s expression %s",
+        e.dtype(),
+        e.show());
+    return e.dtype();
+  }
+
   default Expr sub(Expr o) {
     return Binary.of(BinOp.SUB, this, o);
   }

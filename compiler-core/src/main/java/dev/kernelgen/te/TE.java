@@ -99,27 +99,27 @@ public final class TE {
   }
 
   public static Tensor compute(String name, List<Expr> shape, Body1 body) {
-    return computeN(name, shape, i -> body.apply(i.get(0)), 1);
+    return computeArity(name, shape, i -> body.apply(i.get(0)), 1);
   }
 
   public static Tensor compute(String name, List<Expr> shape, Body2 body) {
-    return computeN(name, shape, i -> body.apply(i.get(0), i.get(1)), 2);
+    return computeArity(name, shape, i -> body.apply(i.get(0), i.get(1)), 2);
   }
 
   public static Tensor compute(String name, List<Expr> shape, Body3 body) {
-    return computeN(name, shape, i -> body.apply(i.get(0), i.get(1), i.get(2)), 3);
+    return computeArity(name, shape, i -> body.apply(i.get(0), i.get(1), i.get(2)), 3);
   }
 
   public static Tensor compute(String name, List<Expr> shape, Body4 body) {
-    return computeN(name, shape, i -> body.apply(i.get(0), i.get(1), i.get(2), i.get(3)), 4);
+    return computeArity(name, shape, i -> body.apply(i.get(0), i.get(1), i.get(2), i.get(3)), 4);
   }
 
-  /** A compute of any rank: the body gets one index variable per dim. */
-  public static Tensor compute(String name, List<Expr> shape, BodyN body) {
-    return computeN(name, shape, body, shape.size());
+  /** A compute of any rank: the body gets the list of index variables, one per dim. */
+  public static Tensor computeN(String name, List<Expr> shape, BodyN body) {
+    return computeArity(name, shape, body, shape.size());
   }
 
-  private static Tensor computeN(String name, List<Expr> shape, BodyN body, int arity) {
+  private static Tensor computeArity(String name, List<Expr> shape, BodyN body, int arity) {
     checkName(name);
     UserError.check(
         shape.size() == arity,

@@ -1,0 +1,214 @@
+package dev.kernelgen.lower;
+
+import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.schedule.AttachType;
+import dev.kernelgen.schedule.IterVarRelation;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Range;
+import dev.kernelgen.te.TensorRead;
+import dev.kernelgen.te.Var;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Bound inference: the range of every iteration variable of every stage. A stage at root covers its
+ * whole output; a stage computed at a loop of a consumer covers the region its consumers read
+ * during one iteration of that loop (a stencil's halo included), as an expression of the loops
+ * outside. Derived loops get their extents from the relations (split: ceil division).
+ */
+final class InferBounds {
+  /** Ranges of root and leaf iteration variables; loops derived by a schedule start at 0. */
+  static final class Bounds {
+    final Map<IterVar, Range> ranges = new HashMap<>();
+
+    Range of(IterVar iv) {
+      Range r = ranges.get(iv);
+      if (r == null) {
+        throw new dev.kernelgen.diag.CompilerBug("no bound inferred for " + iv.name());
+      }
+      return r;
+    }
+
+    Expr extent(IterVar iv) {
+      return of(iv).extent();
+    }
+
+    final Map<IterVar, Var> loopVars = new HashMap<>();
+
+    /**
+     * The variable of the loop over a leaf. Loops start at 0; a root axis whose range starts
+     * elsewhere gets a loop variable of its own, and the axis is bound to {@code loop + min}.
+     */
+    Var loopVar(IterVar leaf) {
+      Var v = loopVars.get(leaf);
+      if (v == null) {
+        throw new dev.kernelgen.diag.CompilerBug("no loop variable for " + leaf.name());
+      }
+      return v;
+    }
+  }
+
+  private InferBounds() {}
+
+  static Bounds run(StageGraph g) {
+    Bounds b = new Bounds();
+    List<Stage> reversed = new ArrayList<>(g.stages);
+    java.util.Collections.reverse(reversed);
+    for (Stage s : reversed) {
+      inferRoot(g, s, b);
+      passDown(s, b);
+      for (IterVar leaf : s.leafIterVars()) {
+        boolean zeroBased = b.of(leaf).min() instanceof IntImm m && m.value() == 0;
+        b.loopVars.put(leaf, zeroBased ? leaf.var() : new Var(leaf.name(), leaf.var().dtype()));
+      }
+    }
+    return b;
+  }
+
+  private static void inferRoot(StageGraph g, Stage s, Bounds b) {
+    for (IterVar iv : s.reduceAxis()) {
+      b.ranges.put(iv, iv.dom());
+    }
+    if (s.attachType() != AttachType.SCOPE) {
+      for (IterVar iv : s.axis()) {
+        b.ranges.put(iv, iv.dom());
+      }
+      return;
+    }
+    List<Stage> consumers = g.readers(s);
+    int dims = s.axis().size();
+    Interval[] region = new Interval[dims];
+    for (Stage c : consumers) {
+      checkInScope(s, c);
+      Map<Var, Interval> env = rootIntervals(c, s, b);
+      for (TensorRead r : g.reads(c, s.tensor())) {
+        for (int d = 0; d < dims; d++) {
+          Interval i = Interval.eval(r.indices().get(d), env);
+          if (i == null) {
+            i = Interval.ofExtent(s.axis().get(d).dom().extent());
+          }
+          region[d] = region[d] == null ? i : region[d].union(i);
+        }
+      }
+    }
+    for (int d = 0; d < dims; d++) {
+      IterVar iv = s.axis().get(d);
+      if (region[d] == null) {
+        b.ranges.put(iv, iv.dom());
+      } else {
+        b.ranges.put(iv, new Range(region[d].min(), region[d].extent()));
+      }
+    }
+  }
+
+  /** A consumer of an attached stage must run inside the loop the stage is attached at. */
+  private static void checkInScope(Stage s, Stage consumer) {
+    Stage parent = s.attachStage();
+    if (consumer == parent) {
+      return;
+    }
+    int depth = parent.leafIterVars().indexOf(s.attachIterVar());
+    for (Stage c = consumer; c != null; c = c.attachStage()) {
+      if (c.attachStage() == parent && parent.leafIterVars().indexOf(c.attachIterVar()) >= depth) {
+        return;
+      }
+    }
+    throw new UserError(
+        String.format(
+            "compute_at of '%s' at axis '%s' of '%s': '%s' also reads it, outside that loop",
+            s.name(), s.attachIterVar().name(), parent.name(), consumer.name()));
+  }
+
+  /**
+   * The intervals of consumer {@code c}'s root variables during one iteration of the loop that
+   * {@code s} is attached at: loops of {@code c} outside it are fixed, the rest run their ranges.
+   */
+  private static Map<Var, Interval> rootIntervals(Stage c, Stage s, Bounds b) {
+    List<IterVar> leaves = c.leafIterVars();
+    int fixedUpTo = c == s.attachStage() ? leaves.indexOf(s.attachIterVar()) : -1;
+    Map<IterVar, Interval> iv = new HashMap<>();
+    for (int p = 0; p < leaves.size(); p++) {
+      IterVar leaf = leaves.get(p);
+      iv.put(
+          leaf,
+          p <= fixedUpTo ? Interval.point(b.loopVar(leaf)) : Interval.ofExtent(b.extent(leaf)));
+    }
+    List<IterVarRelation> rels = new ArrayList<>(c.relations());
+    java.util.Collections.reverse(rels);
+    for (IterVarRelation r : rels) {
+      switch (r) {
+        case IterVarRelation.Split sp -> {
+          Expr f = b.extent(sp.inner());
+          Interval o = iv.get(sp.outer());
+          Interval i = iv.get(sp.inner());
+          iv.put(
+              sp.parent(),
+              new Interval(
+                  Simplifier.simplify(o.min().mul(f).add(i.min())),
+                  Simplifier.simplify(o.max().mul(f).add(i.max()))));
+        }
+        case IterVarRelation.Fuse fu -> {
+          Interval f = iv.get(fu.fused());
+          if (f.isPoint()) {
+            Expr e = b.extent(fu.inner());
+            iv.put(fu.outer(), Interval.point(Simplifier.simplify(f.min().floordiv(e))));
+            iv.put(fu.inner(), Interval.point(Simplifier.simplify(f.min().floormod(e))));
+          } else {
+            iv.put(fu.outer(), Interval.ofExtent(b.extent(fu.outer())));
+            iv.put(fu.inner(), Interval.ofExtent(b.extent(fu.inner())));
+          }
+        }
+      }
+    }
+    Map<Var, Interval> env = new HashMap<>();
+    for (IterVar root : c.rootIterVars()) {
+      Interval i = iv.get(root);
+      Expr min = b.of(root).min();
+      env.put(
+          root.var(),
+          new Interval(
+              Simplifier.simplify(i.min().add(min)), Simplifier.simplify(i.max().add(min))));
+    }
+    return env;
+  }
+
+  /** Extents of derived loops from their parents'. */
+  private static void passDown(Stage s, Bounds b) {
+    for (IterVarRelation r : s.relations()) {
+      switch (r) {
+        case IterVarRelation.Split sp -> {
+          Expr ext = b.extent(sp.parent());
+          Expr outer;
+          Expr inner;
+          if (sp.factor() > 0) {
+            inner = IntImm.like(ext, sp.factor());
+            outer = ceilDiv(ext, sp.factor());
+          } else {
+            outer = IntImm.like(ext, sp.nparts());
+            inner = ceilDiv(ext, sp.nparts());
+          }
+          b.ranges.put(sp.outer(), Range.fromExtent(outer));
+          b.ranges.put(sp.inner(), Range.fromExtent(inner));
+        }
+        case IterVarRelation.Fuse fu ->
+            b.ranges.put(
+                fu.fused(),
+                Range.fromExtent(
+                    Simplifier.simplify(b.extent(fu.outer()).mul(b.extent(fu.inner())))));
+      }
+    }
+  }
+
+  static Expr ceilDiv(Expr ext, long f) {
+    if (ext instanceof IntImm i) {
+      return IntImm.like(ext, Math.floorDiv(i.value() + f - 1, f));
+    }
+    return Simplifier.simplify(ext.add(f - 1).floordiv(f));
+  }
+}

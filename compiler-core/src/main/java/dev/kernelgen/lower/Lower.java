@@ -1,0 +1,125 @@
+package dev.kernelgen.lower;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FreeVars;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Buffer;
+import dev.kernelgen.tir.MemoryScope;
+import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tir.Stmt;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * Lowers a schedule to a {@link PrimFunc}. The whole compiler on one screen:
+ *
+ * <ol>
+ *   <li>inline the stages marked compute_inline ({@link StageGraph#inline});
+ *   <li>infer the bounds of every loop ({@link InferBounds});
+ *   <li>build the loop nests and attach stages ({@link ScheduleOps});
+ *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll,
+ *       simplify, and for GPU targets insert barriers.
+ * </ol>
+ */
+public final class Lower {
+  private Lower() {}
+
+  /** One pass over the loop IR, with a stable name for dumps and tests. */
+  public record Pass(String name, UnaryOperator<Stmt> fn) {}
+
+  /**
+   * Lowers {@code schedule} to a function {@code name} whose buffer parameters are {@code args}
+   * (the operator's inputs and outputs, in the order the caller passes them).
+   *
+   * @param dump receives the IR after each step that changed it (or null)
+   */
+  public static PrimFunc lower(
+      Schedule schedule, String name, List<Tensor> args, Target target, Consumer<String> dump) {
+    Map<Tensor, Buffer> params = params(schedule, args);
+    StageGraph graph = StageGraph.inline(schedule);
+    InferBounds.Bounds bounds = InferBounds.run(graph);
+    Stmt body = ScheduleOps.run(graph, bounds);
+    if (dump != null) {
+      dump.accept("after schedule_ops:\n" + body.show());
+    }
+    for (Pass p : passes(target, params)) {
+      Stmt next = p.fn().apply(body);
+      if (dump != null && next != body) {
+        dump.accept("after " + p.name() + ":\n" + next.show());
+      }
+      body = next;
+    }
+    return new PrimFunc(name, List.copyOf(params.values()), scalars(args), body);
+  }
+
+  /** Lowers with the default parameters: the schedule's inputs, then its outputs. */
+  public static PrimFunc lower(Schedule schedule, String name, Target target) {
+    List<Tensor> args = new ArrayList<>(schedule.inputs());
+    args.addAll(schedule.outputs());
+    return lower(schedule, name, args, target, null);
+  }
+
+  /** The passes after loop-nest construction, in order. */
+  public static List<Pass> passes(Target target, Map<Tensor, Buffer> params) {
+    List<Pass> out = new ArrayList<>();
+    out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params)));
+    out.add(new Pass("inject_virtual_thread", InjectVirtualThread::run));
+    out.add(new Pass("unroll_loops", UnrollLoops::run));
+    out.add(new Pass("simplify", Simplifier::simplify));
+    if (target == Target.CUDA || target == Target.OPENCL) {
+      out.add(new Pass("insert_barriers", InsertBarriers::run));
+    }
+    return out;
+  }
+
+  private static Map<Tensor, Buffer> params(Schedule schedule, List<Tensor> args) {
+    Set<Tensor> needed = new LinkedHashSet<>(schedule.inputs());
+    needed.addAll(schedule.outputs());
+    Map<Tensor, Buffer> params = new LinkedHashMap<>();
+    Set<String> names = new HashSet<>();
+    for (Tensor t : args) {
+      UserError.check(
+          needed.contains(t),
+          "argument '%s' is neither an input nor an output of the operator (inputs: %s, outputs:"
+              + " %s)",
+          t.name(),
+          schedule.inputs(),
+          schedule.outputs());
+      UserError.check(params.put(t, null) == null, "argument '%s' is listed twice", t.name());
+      UserError.check(names.add(t.name()), "two arguments are named '%s'", t.name());
+      params.put(t, new Buffer(t.name(), t.dtype(), MemoryScope.GLOBAL, t.shape()));
+    }
+    for (Tensor t : needed) {
+      UserError.check(
+          params.containsKey(t),
+          "'%s' is %s of the operator but not among its arguments %s",
+          t.name(),
+          schedule.outputs().contains(t) ? "an output" : "an input",
+          args);
+    }
+    return params;
+  }
+
+  /** The symbolic dims of the arguments' shapes, in order of first appearance. */
+  private static List<Var> scalars(List<Tensor> args) {
+    Set<Var> vars = new LinkedHashSet<>();
+    for (Tensor t : args) {
+      for (Expr d : t.shape()) {
+        vars.addAll(FreeVars.of(d));
+      }
+    }
+    return List.copyOf(vars);
+  }
+}

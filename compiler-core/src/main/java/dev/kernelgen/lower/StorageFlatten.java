@@ -1,0 +1,162 @@
+package dev.kernelgen.lower;
+
+import dev.kernelgen.arith.ConstIntBound;
+import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.Cast;
+import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Load;
+import dev.kernelgen.te.Range;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.TensorRead;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Allocate;
+import dev.kernelgen.tir.Buffer;
+import dev.kernelgen.tir.For;
+import dev.kernelgen.tir.LetStmt;
+import dev.kernelgen.tir.MemoryScope;
+import dev.kernelgen.tir.ProducerRealize;
+import dev.kernelgen.tir.ProducerStore;
+import dev.kernelgen.tir.Stmt;
+import dev.kernelgen.tir.StmtMutator;
+import dev.kernelgen.tir.Store;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns multi-dimensional tensors into flat buffers: a realized region becomes an {@link Allocate}
+ * of its (constant, where bounds allow) size, and every access an index {@code sum((i_d - min_d) *
+ * stride_d)}, row-major. Parameters are indexed by their shapes. Indices are 32-bit when the buffer
+ * is known to hold fewer than 2^31 elements, else 64-bit.
+ */
+final class StorageFlatten extends StmtMutator {
+  private record Layout(Buffer buffer, List<Expr> mins, List<Expr> strides, DType indexType) {}
+
+  private final Map<Tensor, Layout> layouts = new HashMap<>();
+  private final Map<Var, ConstIntBound> loopBounds = new HashMap<>();
+
+  private StorageFlatten(Map<Tensor, Buffer> params) {
+    for (var e : params.entrySet()) {
+      List<Expr> shape = e.getKey().shape();
+      List<Expr> mins = new ArrayList<>();
+      for (Expr ignored : shape) {
+        mins.add(IntImm.of(0));
+      }
+      layouts.put(e.getKey(), layout(e.getValue(), mins, shape));
+    }
+  }
+
+  static Stmt run(Stmt body, Map<Tensor, Buffer> params) {
+    return new StorageFlatten(params).mutate(body);
+  }
+
+  private static Layout layout(Buffer buffer, List<Expr> mins, List<Expr> extents) {
+    List<Expr> strides = new ArrayList<>();
+    Expr stride = IntImm.of(DType.INT64, 1);
+    for (int d = extents.size() - 1; d >= 0; d--) {
+      strides.add(0, stride);
+      stride = Simplifier.simplify(stride.mul(Cast.of(DType.INT64, extents.get(d))));
+    }
+    boolean small = stride instanceof IntImm s && s.value() < Integer.MAX_VALUE;
+    DType it = small ? DType.INT32 : DType.INT64;
+    List<Expr> typed = strides.stream().map(x -> Simplifier.simplify(Cast.of(it, x))).toList();
+    return new Layout(buffer, mins, typed, it);
+  }
+
+  @Override
+  public Stmt mutate(Stmt s) {
+    return switch (s) {
+      case For f -> {
+        if (f.min() instanceof IntImm m && f.extent() instanceof IntImm e) {
+          loopBounds.put(f.loopVar(), ConstIntBound.range(m.value(), e.value()));
+        } else {
+          ConstIntBound e = Simplifier.bound(f.extent(), loopBounds);
+          if (e.max() != ConstIntBound.POS_INF && f.min() instanceof IntImm m) {
+            loopBounds.put(f.loopVar(), new ConstIntBound(m.value(), m.value() + e.max() - 1));
+          }
+        }
+        yield mutateStmtChildren(f);
+      }
+      case LetStmt l -> {
+        ConstIntBound v = Simplifier.bound(l.value(), loopBounds);
+        if (v.min() != ConstIntBound.NEG_INF || v.max() != ConstIntBound.POS_INF) {
+          loopBounds.put(l.var(), v);
+        }
+        yield mutateStmtChildren(l);
+      }
+      case ProducerRealize r -> realize(r);
+      case ProducerStore p -> {
+        Layout l = layoutOf(p.tensor());
+        yield new Store(l.buffer(), index(l, mutateAll(p.indices())), mutate(p.value()));
+      }
+      default -> mutateStmtChildren(s);
+    };
+  }
+
+  private Stmt realize(ProducerRealize r) {
+    Tensor t = r.tensor();
+    List<Expr> mins = new ArrayList<>();
+    List<Expr> extents = new ArrayList<>();
+    for (Range rg : r.bounds()) {
+      mins.add(rg.min());
+      Expr ext = Simplifier.simplify(rg.extent());
+      if (!(ext instanceof IntImm)) {
+        ConstIntBound bound = Simplifier.bound(ext, loopBounds);
+        if (bound.max() != ConstIntBound.POS_INF) {
+          ext = IntImm.like(ext, bound.max());
+        } else {
+          UserError.check(
+              r.scope() == MemoryScope.GLOBAL,
+              "cannot allocate '%s' in %s memory: its extent %s is not bounded by a constant;"
+                  + " compute it at a loop whose iterations have a fixed size",
+              t.name(),
+              r.scope(),
+              ext.show());
+        }
+      }
+      extents.add(ext);
+    }
+    Buffer buffer = new Buffer(t.name(), t.dtype(), r.scope(), List.of());
+    Layout l = layout(buffer, mins, extents);
+    layouts.put(t, l);
+    Expr size = IntImm.of(DType.INT64, 1);
+    for (Expr e : extents) {
+      size = size.mul(Cast.of(DType.INT64, e));
+    }
+    size = Simplifier.simplify(Cast.of(l.indexType(), size));
+    return new Allocate(buffer, size, mutate(r.body()));
+  }
+
+  @Override
+  public Expr mutate(Expr e) {
+    Expr m = mutateChildren(e);
+    if (m instanceof TensorRead r) {
+      Layout l = layoutOf(r.tensor());
+      return Load.of(l.buffer(), index(l, r.indices()));
+    }
+    return m;
+  }
+
+  private Layout layoutOf(Tensor t) {
+    Layout l = layouts.get(t);
+    if (l == null) {
+      throw new dev.kernelgen.diag.CompilerBug("no buffer for tensor " + t.name());
+    }
+    return l;
+  }
+
+  private static Expr index(Layout l, List<Expr> indices) {
+    DType it = l.indexType();
+    Expr flat = IntImm.of(it, 0);
+    for (int d = 0; d < indices.size(); d++) {
+      Expr i = Cast.of(it, indices.get(d));
+      Expr min = Cast.of(it, l.mins().get(d));
+      flat = flat.add(i.sub(min).mul(l.strides().get(d)));
+    }
+    return Simplifier.simplify(flat);
+  }
+}

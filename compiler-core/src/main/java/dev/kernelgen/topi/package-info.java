@@ -1,0 +1,2 @@
+/** The operator library: common operators written in the tensor-expression DSL. */
+package dev.kernelgen.topi;
