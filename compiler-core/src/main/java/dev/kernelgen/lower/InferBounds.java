@@ -166,16 +166,52 @@ final class InferBounds {
         }
       }
     }
+    Map<Var, Interval> relax = relaxedOuterLoops(c, s, b);
     Map<Var, Interval> env = new HashMap<>();
     for (IterVar root : c.rootIterVars()) {
       Interval i = iv.get(root);
       Expr min = b.of(root).min();
-      env.put(
-          root.var(),
-          new Interval(
-              Simplifier.simplify(i.min().add(min)), Simplifier.simplify(i.max().add(min))));
+      Expr lo = Simplifier.simplify(i.min().add(min));
+      Expr hi = Simplifier.simplify(i.max().add(min));
+      if (!relax.isEmpty()) {
+        Interval l = Interval.eval(lo, relax);
+        Interval h = Interval.eval(hi, relax);
+        if (l == null || h == null) {
+          Expr ext = root.dom().extent();
+          lo = IntImm.like(ext, 0);
+          hi = Simplifier.simplify(ext.sub(1));
+        } else {
+          lo = l.min();
+          hi = h.max();
+        }
+      }
+      env.put(root.var(), new Interval(lo, hi));
     }
     return env;
+  }
+
+  /**
+   * The loops that enclose consumer {@code c} but lie inside the loop {@code s} is attached at:
+   * they run their whole ranges during one iteration of that loop. Regions of {@code c} are
+   * expressions of them, so they are relaxed to their ranges.
+   */
+  private static Map<Var, Interval> relaxedOuterLoops(Stage c, Stage s, Bounds b) {
+    Map<Var, Interval> relax = new HashMap<>();
+    Stage parent = s.attachStage();
+    if (c == parent) {
+      return relax;
+    }
+    for (Stage q = c.attachStage(); q != null; q = q.attachStage()) {
+      List<IterVar> leaves = q.leafIterVars();
+      int from = q == parent ? leaves.indexOf(s.attachIterVar()) + 1 : 0;
+      for (int p = from; p < leaves.size(); p++) {
+        relax.put(b.loopVar(leaves.get(p)), Interval.ofExtent(b.extent(leaves.get(p))));
+      }
+      if (q == parent) {
+        break;
+      }
+    }
+    return relax;
   }
 
   /** Extents of derived loops from their parents'. */

@@ -1,0 +1,197 @@
+package dev.kernelgen.topi;
+
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.ComputeOp;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+
+/**
+ * Schedules of depthwise convolution (and its fused variant with scale_shift and relu).
+ *
+ * <p>CPU: one task per (batch, channel) plane, run in parallel; the plane's padded input is copied
+ * once into a local buffer so that the inner loop reads without bounds checks; the convolution is
+ * computed row by row with the filter taps outside and the row as the vectorized innermost loop;
+ * scale_shift and relu are inlined into the same row loop.
+ */
+public final class DepthwiseSchedules {
+  private DepthwiseSchedules() {}
+
+  /** The padding stage the convolution reads, or null when it reads its input directly. */
+  public static Tensor paddedInput(Tensor conv) {
+    for (Tensor t : conv.op().inputs()) {
+      if (t.op() instanceof ComputeOp) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A CPU schedule for {@code out}, which is either the convolution itself or relu(scale_shift(
+   * conv)).
+   *
+   * @param vector the width of the vectorized row chunks
+   */
+  public static Schedule cpu(Tensor conv, Tensor out, int vector) {
+    Schedule s = Schedule.create(out);
+    Stage so = s.stage(out);
+    IterVar plane = so.fuse(so.axis().get(0), so.axis().get(1));
+    so.parallel(plane);
+    Stage sc = s.stage(conv);
+    IterVar row = so.axis().get(2);
+    if (out != conv) {
+      for (Tensor t : out.op().inputs()) {
+        if (t != conv && t.op() instanceof ComputeOp) {
+          s.stage(t).computeInline();
+        }
+      }
+      sc.computeAt(so, row);
+      Stage.Split sj = so.split(so.axis().get(3), vector);
+      so.vectorize(sj.inner());
+    }
+    IterVar j = sc.axis().get(3);
+    Stage.Split sj = sc.split(j, vector);
+    sc.reorder(sc.reduceAxis(0), sc.reduceAxis(1), sj.outer(), sj.inner());
+    sc.vectorize(sj.inner());
+    Tensor padded = paddedInput(conv);
+    if (padded != null) {
+      Stage sp = s.stage(padded);
+      if (out == conv) {
+        sp.computeAt(so, plane);
+      } else {
+        sp.computeAt(so, plane);
+      }
+    }
+    return s;
+  }
+
+  /** The knobs of the seed article's GPU schedule. */
+  public record GpuConfig(
+      int blockH, int blockW, int threadsY, int threadsX, int vthreadsY, int vthreadsX) {
+    /** The article's final configuration: 32x32 blocks, 8x8 threads, 1x1 virtual threads. */
+    public static GpuConfig seed() {
+      return new GpuConfig(32, 32, 8, 8, 1, 1);
+    }
+
+    @Override
+    public String toString() {
+      return "block="
+          + blockH
+          + "x"
+          + blockW
+          + " threads="
+          + threadsY
+          + "x"
+          + threadsX
+          + " vthreads="
+          + vthreadsY
+          + "x"
+          + vthreadsX;
+    }
+  }
+
+  /**
+   * Step 1 of the seed: one block per (batch, channel), the padded input and the filter cached in
+   * shared memory, one thread per block.
+   */
+  public static Schedule gpuOneBlockPerChannel(Tensor conv) {
+    Schedule s = Schedule.create(conv);
+    Tensor padded = paddedInput(conv);
+    Tensor filter = filterOf(conv);
+    Tensor readIn = padded;
+    if (padded != null) {
+      s.stage(padded).computeInline();
+      readIn = padded;
+    }
+    Stage so = s.stage(conv);
+    Tensor is = s.cacheRead(readIn != null ? readIn : conv.op().inputs().get(0), "shared", conv);
+    Tensor fs = s.cacheRead(filter, "shared", conv);
+    so.bind(so.axis(0), "blockIdx.y");
+    so.bind(so.axis(1), "blockIdx.x");
+    s.stage(is).computeAt(so, so.axis(1));
+    s.stage(fs).computeAt(so, so.axis(1));
+    return s;
+  }
+
+  /**
+   * Steps 2 to 5 of the seed: the output split into blocks with batch and channel fused into
+   * blockIdx.y and the blocks into blockIdx.x; each block's padded input and filter cached in
+   * shared memory, loaded cooperatively by all its threads; threadsY x threadsX threads per block,
+   * each computing its part of the block, interleaved over vthreadsY x vthreadsX virtual threads.
+   * When {@code out} is relu(scale_shift(conv)), scale_shift is inlined and the convolution is
+   * computed in local memory at each thread's loop: one kernel.
+   */
+  public static Schedule gpu(Tensor conv, Tensor out, GpuConfig k) {
+    Schedule s = Schedule.create(out);
+    Tensor padded = paddedInput(conv);
+    Tensor filter = filterOf(conv);
+    Tensor source = padded != null ? padded : conv.op().inputs().get(0);
+    if (padded != null) {
+      s.stage(padded).computeInline();
+    }
+    Tensor is = s.cacheRead(source, "shared", conv);
+    Tensor fs = s.cacheRead(filter, "shared", conv);
+    Stage so = s.stage(out);
+    if (out != conv) {
+      for (Tensor t : out.op().inputs()) {
+        if (t != conv && t.op() instanceof ComputeOp) {
+          s.stage(t).computeInline();
+        }
+      }
+    }
+    IterVar by = so.fuse(so.axis(0), so.axis(1));
+    Stage.Split h = so.split(so.axis(2), k.blockH());
+    Stage.Split w = so.split(so.axis(3), k.blockW());
+    Stage.Split vy = so.splitNparts(h.inner(), k.vthreadsY());
+    Stage.Split vx = so.splitNparts(w.inner(), k.vthreadsX());
+    Stage.Split ty = so.splitNparts(vy.inner(), k.threadsY());
+    Stage.Split tx = so.splitNparts(vx.inner(), k.threadsX());
+    so.reorder(
+        h.outer(),
+        w.outer(),
+        vy.outer(),
+        vx.outer(),
+        ty.outer(),
+        tx.outer(),
+        ty.inner(),
+        tx.inner());
+    IterVar bx = so.fuse(h.outer(), w.outer());
+    so.bind(by, "blockIdx.y");
+    so.bind(bx, "blockIdx.x");
+    so.bind(vy.outer(), "vthread");
+    so.bind(vx.outer(), "vthread");
+    so.bind(ty.outer(), "threadIdx.y");
+    so.bind(tx.outer(), "threadIdx.x");
+    IterVar threadLoop = tx.outer();
+    if (out != conv) {
+      Stage sc = s.stage(conv);
+      sc.setScope("local");
+      sc.computeAt(so, threadLoop);
+    }
+    for (Tensor cached : new Tensor[] {is, fs}) {
+      Stage sc = s.stage(cached);
+      sc.computeAt(so, bx);
+      java.util.List<IterVar> ax = sc.axis();
+      Stage.Split cy = sc.splitNparts(ax.get(ax.size() - 2), k.threadsY());
+      Stage.Split cx = sc.splitNparts(ax.get(ax.size() - 1), k.threadsX());
+      sc.reorder(cy.outer(), cx.outer(), cy.inner(), cx.inner());
+      sc.bind(cy.outer(), "threadIdx.y");
+      sc.bind(cx.outer(), "threadIdx.x");
+    }
+    return s;
+  }
+
+  /** The filter the convolution reads (its second placeholder input). */
+  public static Tensor filterOf(Tensor conv) {
+    for (Tensor t : conv.op().inputs()) {
+      if (t.op() instanceof dev.kernelgen.te.PlaceholderOp
+          && t.ndim() == 4
+          && t.name().contains("ilter")) {
+        return t;
+      }
+    }
+    java.util.List<Tensor> in = conv.op().inputs();
+    return in.get(in.size() - 1);
+  }
+}
