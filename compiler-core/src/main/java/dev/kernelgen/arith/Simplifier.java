@@ -1,6 +1,7 @@
 package dev.kernelgen.arith;
 
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Stmt;
 import java.util.Map;
@@ -8,6 +9,9 @@ import java.util.Map;
 /**
  * Simplifies index arithmetic: constant folding, a canonical form for sums of products, floor
  * division and modulo with known bounds, and comparisons it can prove.
+ *
+ * <p>Integer sums print in a stable order: positive terms in the order they first appear, then the
+ * negative ones, the constant last ({@code i.outer*8 + i.inner - 1}).
  */
 public final class Simplifier {
   private Simplifier() {}
@@ -16,23 +20,36 @@ public final class Simplifier {
     return simplify(e, Map.of());
   }
 
-  /** Simplifies {@code e} knowing the constant bounds of some variables. */
+  /**
+   * Simplifies {@code e} knowing the constant bounds of some variables. Returns {@code e} itself
+   * when nothing changed.
+   */
   public static Expr simplify(Expr e, Map<Var, ConstIntBound> bounds) {
-    return e;
+    Expr r = new ExprSimplifier(bounds).mutate(e);
+    return r.equals(e) ? e : r;
   }
 
-  /** Simplifies every expression of {@code s}, knowing loop bounds; drops guards proved true. */
+  /**
+   * Simplifies every expression of {@code s}, knowing loop bounds; drops guards proved true,
+   * replaces single-iteration serial loops by their body, and drops no-op statements. Returns
+   * {@code s} itself when nothing changed.
+   */
   public static Stmt simplify(Stmt s) {
-    return s;
+    return new StmtSimplifier().mutate(s);
   }
 
   /** Whether {@code cond} holds for all values of the variables within {@code bounds}. */
   public static boolean canProve(Expr cond, Map<Var, ConstIntBound> bounds) {
-    return false;
+    return simplify(cond, bounds) instanceof IntImm i && i.value() != 0;
   }
 
   /** Constant bounds of an integer expression, given bounds of some variables. */
   public static ConstIntBound bound(Expr e, Map<Var, ConstIntBound> bounds) {
-    return ConstIntBound.EVERYTHING;
+    BoundAnalyzer analyzer = new BoundAnalyzer(bounds);
+    ConstIntBound direct = analyzer.bound(e);
+    // The simplified form has cancelled common terms (i - i), so it often bounds tighter.
+    ConstIntBound simplified = analyzer.bound(simplify(e, bounds));
+    ConstIntBound both = direct.intersect(simplified);
+    return both.min() <= both.max() ? both : direct;
   }
 }

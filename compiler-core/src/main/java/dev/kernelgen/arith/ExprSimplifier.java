@@ -1,0 +1,529 @@
+package dev.kernelgen.arith;
+
+import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Cast;
+import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprMutator;
+import dev.kernelgen.te.FloatImm;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Not;
+import dev.kernelgen.te.Select;
+import dev.kernelgen.te.Var;
+import java.util.ArrayList;
+import java.util.Map;
+
+/**
+ * The expression rewriter: folds constants, brings integer sums into {@link LinearForm}, and
+ * applies floor division, min/max and comparison rules that the bounds of the variables justify.
+ * Every rule keeps the value for all inputs that do not overflow; a rule that would need a constant
+ * outside the dtype gives up (and leaves the node) instead.
+ */
+final class ExprSimplifier extends ExprMutator {
+  private final BoundAnalyzer analyzer;
+
+  /** {@code bounds} is read live, so a statement pass may update it between calls. */
+  ExprSimplifier(Map<Var, ConstIntBound> bounds) {
+    this.analyzer = new BoundAnalyzer(bounds);
+  }
+
+  ConstIntBound bound(Expr e) {
+    return analyzer.bound(e);
+  }
+
+  @Override
+  public Expr mutate(Expr e) {
+    return switch (e) {
+      case IntImm i -> i;
+      case FloatImm f -> f;
+      case Var v -> v;
+      case Binary b -> binary(b);
+      case Not n -> not(mutate(n.a()));
+      case Select s -> select(s);
+      case Cast c -> cast(c.dtype(), mutate(c.value()));
+      // Calls, tensor reads, reductions and loads: only their operands simplify.
+      default -> mutateChildren(e);
+    };
+  }
+
+  private Expr binary(Binary b) {
+    BinOp op = b.op();
+    if (b.a().dtype().isInt()) {
+      switch (op) {
+        case ADD, SUB, MUL -> {
+          return canonical(b);
+        }
+        case FLOOR_DIV, FLOOR_MOD -> {
+          return divMod(op, mutate(b.a()), mutate(b.b()));
+        }
+        case MIN, MAX -> {
+          return minMax(op, mutate(b.a()), mutate(b.b()));
+        }
+        case EQ, NE, LT, LE, GT, GE -> {
+          return compare(op, mutate(b.a()), mutate(b.b()));
+        }
+        default -> throw new AssertionError(op);
+      }
+    }
+    Expr x = mutate(b.a());
+    Expr y = mutate(b.b());
+    if (op.isLogical()) {
+      return logic(op, x, y);
+    }
+    if (b.a().dtype().isFloat()) {
+      return floatOp(op, x, y);
+    }
+    // == and != on bools.
+    if (x instanceof IntImm p && y instanceof IntImm q) {
+      return IntImm.ofBool((p.value() == q.value()) == (op == BinOp.EQ));
+    }
+    if (x.equals(y)) {
+      return IntImm.ofBool(op == BinOp.EQ);
+    }
+    return rebuild(b, x, y);
+  }
+
+  private static Expr rebuild(Binary b, Expr x, Expr y) {
+    return x == b.a() && y == b.b() ? b : Binary.of(b.op(), x, y);
+  }
+
+  // ---- linear form ----
+
+  private Expr canonical(Binary b) {
+    try {
+      return mergeDivMod(linear(b, false)).toExpr();
+    } catch (ArithmeticException overflow) {
+      Expr x = mutate(b.a());
+      Expr y = mutate(b.b());
+      Expr folded = foldInt(b.op(), x, y);
+      return folded != null ? folded : rebuild(b, x, y);
+    }
+  }
+
+  /**
+   * The linear form of {@code e}. Leaves of the sum are simplified first, unless {@code simplified}
+   * says that {@code e} already is.
+   */
+  LinearForm linear(Expr e, boolean simplified) {
+    if (e instanceof IntImm i) {
+      return LinearForm.constant(i.dtype(), i.value());
+    }
+    if (e instanceof Binary b && b.dtype().isInt()) {
+      switch (b.op()) {
+        case ADD -> {
+          return linear(b.a(), simplified).plus(linear(b.b(), simplified));
+        }
+        case SUB -> {
+          return linear(b.a(), simplified).minus(linear(b.b(), simplified));
+        }
+        case MUL -> {
+          LinearForm x = linear(b.a(), simplified);
+          LinearForm y = linear(b.b(), simplified);
+          if (x.isConstant()) {
+            return y.times(x.constant);
+          }
+          if (y.isConstant()) {
+            return x.times(y.constant);
+          }
+          return LinearForm.term(Binary.of(BinOp.MUL, x.toExpr(), y.toExpr()));
+        }
+        default -> {}
+      }
+    }
+    if (simplified) {
+      return LinearForm.term(e);
+    }
+    Expr s = mutate(e);
+    return linear(s, true);
+  }
+
+  /**
+   * {@code floordiv(x, c)*c*k + floormod(x, c)*k} is {@code x*k}: the sum that undoes a split of a
+   * fused index.
+   */
+  private LinearForm mergeDivMod(LinearForm f) {
+    LinearForm out = f;
+    for (var t : new ArrayList<>(f.terms.entrySet())) {
+      if (t.getKey() instanceof Binary mod
+          && mod.op() == BinOp.FLOOR_MOD
+          && mod.b() instanceof IntImm c
+          && c.value() > 0
+          && out.terms.containsKey(mod)) {
+        long k = out.terms.get(mod);
+        Expr div = Binary.of(BinOp.FLOOR_DIV, mod.a(), c);
+        Long divCoeff = out.terms.get(div);
+        if (divCoeff != null && divCoeff == Math.multiplyExact(k, c.value())) {
+          out = out.copy();
+          out.terms.remove(mod);
+          out.terms.remove(div);
+          out.addScaled(linear(mod.a(), true), k);
+        }
+      }
+    }
+    return out;
+  }
+
+  // ---- floor division and modulo ----
+
+  private Expr divMod(BinOp op, Expr a, Expr d) {
+    boolean isDiv = op == BinOp.FLOOR_DIV;
+    if (a instanceof IntImm x && d instanceof IntImm y) {
+      Expr folded = foldInt(op, x, y);
+      if (folded != null) {
+        return folded;
+      }
+    }
+    if (d instanceof IntImm y && y.value() > 0) {
+      try {
+        return divModByConst(isDiv, a, y.value());
+      } catch (ArithmeticException overflow) {
+        // Keep the division as it is.
+      }
+    }
+    if (a instanceof IntImm x && x.value() == 0) {
+      return x;
+    }
+    return Binary.of(op, a, d);
+  }
+
+  /**
+   * {@code floordiv(a, c)} or {@code floormod(a, c)} for a simplified {@code a} and {@code c > 0}.
+   */
+  private Expr divModByConst(boolean isDiv, Expr a, long c) {
+    DType t = a.dtype();
+    if (c == 1) {
+      return isDiv ? a : IntImm.of(t, 0);
+    }
+    // a = c*q + r, where q collects the terms whose coefficients c divides.
+    LinearForm f = linear(a, true);
+    LinearForm q = new LinearForm(t);
+    LinearForm r = new LinearForm(t);
+    f.terms.forEach(
+        (term, k) -> {
+          if (k % c == 0) {
+            q.addTerm(term, k / c);
+          } else {
+            r.addTerm(term, k);
+          }
+        });
+    r.constant = f.constant;
+    // floordiv(g*r', g*c') = floordiv(r', c') and floormod(g*r', g*c') = g*floormod(r', c').
+    long g = LinearForm.gcd(r.gcd(), c);
+    LinearForm rr = r.divideExactly(g);
+    long cc = c / g;
+    LinearForm result;
+    if (cc == 1) {
+      // c divides all of r: nothing remains of the division.
+      result = isDiv ? q.plus(rr) : new LinearForm(t);
+    } else {
+      ConstIntBound br = rr.bound(analyzer);
+      if (!ConstIntBound.isInf(br.min())
+          && !ConstIntBound.isInf(br.max())
+          && Math.floorDiv(br.min(), cc) == Math.floorDiv(br.max(), cc)) {
+        // r' stays within one period of cc: its quotient is a known constant.
+        long k = Math.floorDiv(br.min(), cc);
+        if (isDiv) {
+          result = q.copy();
+          result.constant = Math.addExact(result.constant, k);
+        } else {
+          result = rr.copy();
+          result.constant = Math.subtractExact(result.constant, Math.multiplyExact(k, cc));
+          result = result.times(g);
+        }
+      } else {
+        Expr inner = nested(isDiv, rr, cc);
+        result = isDiv ? q.copy() : new LinearForm(t);
+        result.addScaled(linear(inner, true), isDiv ? 1 : g);
+      }
+    }
+    return result.toExpr();
+  }
+
+  /** {@code floordiv(r, c)} or {@code floormod(r, c)}, merging a nested division or modulo. */
+  private Expr nested(boolean isDiv, LinearForm r, long c) {
+    if (r.constant == 0
+        && r.terms.size() == 1
+        && r.terms.firstEntry().getValue() == 1
+        && r.terms.firstEntry().getKey() instanceof Binary in
+        && in.b() instanceof IntImm a
+        && a.value() > 0) {
+      if (isDiv && in.op() == BinOp.FLOOR_DIV) {
+        // floordiv(floordiv(x, a), c) = floordiv(x, a*c) for positive a, c.
+        return divModByConst(true, in.a(), Math.multiplyExact(a.value(), c));
+      }
+      if (!isDiv && in.op() == BinOp.FLOOR_MOD && a.value() % c == 0) {
+        // floormod(floormod(x, a), c) = floormod(x, c) when c divides a.
+        return divModByConst(false, in.a(), c);
+      }
+    }
+    Expr x = r.toExpr();
+    return Binary.of(isDiv ? BinOp.FLOOR_DIV : BinOp.FLOOR_MOD, x, IntImm.of(x.dtype(), c));
+  }
+
+  // ---- min and max ----
+
+  private Expr minMax(BinOp op, Expr a, Expr b) {
+    boolean isMin = op == BinOp.MIN;
+    if (a instanceof IntImm x && b instanceof IntImm y) {
+      return foldInt(op, x, y);
+    }
+    if (a.equals(b)) {
+      return a;
+    }
+    try {
+      ConstIntBound d = linear(a, true).minus(linear(b, true)).bound(analyzer);
+      if (d.max() <= 0) {
+        return isMin ? a : b;
+      }
+      if (d.min() >= 0) {
+        return isMin ? b : a;
+      }
+    } catch (ArithmeticException overflow) {
+      // Undecided.
+    }
+    // min(min(x, c1), c2) = min(x, min(c1, c2)).
+    if (b instanceof IntImm c2
+        && a instanceof Binary inner
+        && inner.op() == op
+        && inner.b() instanceof IntImm c1) {
+      return Binary.of(op, inner.a(), foldInt(op, c1, c2));
+    }
+    return Binary.of(op, a, b);
+  }
+
+  // ---- comparisons and logic ----
+
+  private Expr compare(BinOp op, Expr a, Expr b) {
+    if (a instanceof IntImm x && b instanceof IntImm y) {
+      return IntImm.ofBool(decide(op, x.value(), y.value()));
+    }
+    try {
+      LinearForm d = linear(a, true).minus(linear(b, true));
+      ConstIntBound bd = d.bound(analyzer);
+      Boolean known = decide(op, bd);
+      if (known != null) {
+        return IntImm.ofBool(known);
+      }
+      // Cancel common terms: positive terms on the left, negative ones on the right, the
+      // constant on the side where it is positive.
+      LinearForm left = new LinearForm(d.dtype);
+      LinearForm right = new LinearForm(d.dtype);
+      d.terms.forEach(
+          (t, k) -> {
+            if (k > 0) {
+              left.addTerm(t, k);
+            } else {
+              right.addTerm(t, -k);
+            }
+          });
+      if (d.constant > 0) {
+        left.constant = d.constant;
+      } else {
+        right.constant = Math.negateExact(d.constant);
+      }
+      return Binary.of(op, left.toExpr(), right.toExpr());
+    } catch (ArithmeticException overflow) {
+      return Binary.of(op, a, b);
+    }
+  }
+
+  private static boolean decide(BinOp op, long x, long y) {
+    return switch (op) {
+      case EQ -> x == y;
+      case NE -> x != y;
+      case LT -> x < y;
+      case LE -> x <= y;
+      case GT -> x > y;
+      case GE -> x >= y;
+      default -> throw new AssertionError(op);
+    };
+  }
+
+  /** The truth of {@code d op 0} for every {@code d} in the bound, or null if it varies. */
+  private static Boolean decide(BinOp op, ConstIntBound d) {
+    boolean neg = d.max() < 0;
+    boolean nonPos = d.max() <= 0;
+    boolean pos = d.min() > 0;
+    boolean nonNeg = d.min() >= 0;
+    return switch (op) {
+      case LT -> neg ? Boolean.TRUE : nonNeg ? Boolean.FALSE : null;
+      case LE -> nonPos ? Boolean.TRUE : pos ? Boolean.FALSE : null;
+      case GT -> pos ? Boolean.TRUE : nonPos ? Boolean.FALSE : null;
+      case GE -> nonNeg ? Boolean.TRUE : neg ? Boolean.FALSE : null;
+      case EQ ->
+          d.min() == 0 && d.max() == 0 ? Boolean.TRUE : !d.contains(0) ? Boolean.FALSE : null;
+      case NE ->
+          d.min() == 0 && d.max() == 0 ? Boolean.FALSE : !d.contains(0) ? Boolean.TRUE : null;
+      default -> throw new AssertionError(op);
+    };
+  }
+
+  private Expr logic(BinOp op, Expr a, Expr b) {
+    boolean isAnd = op == BinOp.AND;
+    // For &&, true is the identity and false absorbs; for || the reverse.
+    if (a instanceof IntImm x) {
+      return (x.value() != 0) == isAnd ? b : x;
+    }
+    if (b instanceof IntImm y) {
+      return (y.value() != 0) == isAnd ? a : y;
+    }
+    if (a.equals(b)) {
+      return a;
+    }
+    if (a.equals(not(b)) || b.equals(not(a))) {
+      return IntImm.ofBool(!isAnd);
+    }
+    return Binary.of(op, a, b);
+  }
+
+  private Expr not(Expr a) {
+    if (a instanceof IntImm x) {
+      return IntImm.ofBool(x.value() == 0);
+    }
+    if (a instanceof Not n) {
+      return n.a();
+    }
+    // Integer comparisons invert exactly (floats would not, because of NaN).
+    if (a instanceof Binary b && b.op().isComparison() && !b.a().dtype().isFloat()) {
+      BinOp inv =
+          switch (b.op()) {
+            case EQ -> BinOp.NE;
+            case NE -> BinOp.EQ;
+            case LT -> BinOp.GE;
+            case LE -> BinOp.GT;
+            case GT -> BinOp.LE;
+            case GE -> BinOp.LT;
+            default -> throw new AssertionError(b.op());
+          };
+      return Binary.of(inv, b.a(), b.b());
+    }
+    return Not.of(a);
+  }
+
+  private Expr select(Select s) {
+    Expr c = mutate(s.cond());
+    if (c instanceof IntImm x) {
+      return mutate(x.value() != 0 ? s.trueValue() : s.falseValue());
+    }
+    Expr t = mutate(s.trueValue());
+    Expr f = mutate(s.falseValue());
+    if (t.equals(f)) {
+      return t;
+    }
+    return c == s.cond() && t == s.trueValue() && f == s.falseValue() ? s : new Select(c, t, f);
+  }
+
+  // ---- constants ----
+
+  private static Expr cast(DType to, Expr v) {
+    DType from = v.dtype();
+    if (from == to) {
+      return v;
+    }
+    if (v instanceof IntImm i) {
+      long x = i.value();
+      return switch (to) {
+        case BOOL -> IntImm.ofBool(x != 0);
+        case INT32 -> IntImm.of(to, (int) x); // wraps, as the conversion does at run time
+        case INT64 -> IntImm.of(to, x);
+        case FLOAT32 -> new FloatImm(to, (float) x);
+        case FLOAT64 -> new FloatImm(to, (double) x);
+      };
+    }
+    if (v instanceof FloatImm f) {
+      double x = f.value();
+      switch (to) {
+        case FLOAT32 -> {
+          return new FloatImm(to, (float) x);
+        }
+        case FLOAT64 -> {
+          return new FloatImm(to, x);
+        }
+        case BOOL -> {
+          return IntImm.ofBool(x != 0);
+        }
+        default -> {
+          // Truncation toward zero, folded only where C and Java agree (the value fits).
+          ConstIntBound range = BoundAnalyzer.ofDType(to);
+          double tr = x < 0 ? Math.ceil(x) : Math.floor(x);
+          if (!Double.isNaN(x) && tr >= range.min() && tr < (double) range.max()) {
+            return IntImm.of(to, (long) tr);
+          }
+        }
+      }
+    }
+    return Cast.of(to, v);
+  }
+
+  /** The folded integer operation, or null when it overflows its dtype or divides by zero. */
+  static Expr foldInt(BinOp op, Expr a, Expr b) {
+    if (!(a instanceof IntImm x && b instanceof IntImm y)) {
+      return null;
+    }
+    long p = x.value();
+    long q = y.value();
+    if ((op == BinOp.FLOOR_DIV || op == BinOp.FLOOR_MOD) && q == 0) {
+      return null;
+    }
+    long r;
+    try {
+      r =
+          switch (op) {
+            case ADD -> Math.addExact(p, q);
+            case SUB -> Math.subtractExact(p, q);
+            case MUL -> Math.multiplyExact(p, q);
+            case FLOOR_DIV -> Math.floorDivExact(p, q);
+            case FLOOR_MOD -> Math.floorMod(p, q);
+            case MIN -> Math.min(p, q);
+            case MAX -> Math.max(p, q);
+            default -> throw new AssertionError(op);
+          };
+    } catch (ArithmeticException overflow) {
+      return null;
+    }
+    if (x.dtype() == DType.INT32 && r != (int) r) {
+      return null;
+    }
+    return IntImm.of(x.dtype(), r);
+  }
+
+  private static Expr floatOp(BinOp op, Expr a, Expr b) {
+    if (a instanceof FloatImm x && b instanceof FloatImm y) {
+      double p = x.value();
+      double q = y.value();
+      if (op.isComparison()) {
+        return IntImm.ofBool(
+            switch (op) {
+              case EQ -> p == q;
+              case NE -> p != q;
+              case LT -> p < q;
+              case LE -> p <= q;
+              case GT -> p > q;
+              case GE -> p >= q;
+              default -> throw new AssertionError(op);
+            });
+      }
+      double r =
+          switch (op) {
+            case ADD -> p + q;
+            case SUB -> p - q;
+            case MUL -> p * q;
+            case DIV -> p / q;
+            case MIN -> Math.min(p, q);
+            case MAX -> Math.max(p, q);
+            default -> throw new AssertionError(op);
+          };
+      // float32 arithmetic rounds each result to float.
+      return new FloatImm(x.dtype(), x.dtype() == DType.FLOAT32 ? (float) r : r);
+    }
+    // Identities that are exact for every value, signed zeros and NaN included.
+    if ((op == BinOp.MUL || op == BinOp.DIV) && b instanceof FloatImm y && y.value() == 1.0) {
+      return a;
+    }
+    if (op == BinOp.MUL && a instanceof FloatImm x && x.value() == 1.0) {
+      return b;
+    }
+    return Binary.of(op, a, b);
+  }
+}
