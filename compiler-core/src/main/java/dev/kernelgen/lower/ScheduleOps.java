@@ -10,13 +10,13 @@ import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Range;
 import dev.kernelgen.te.Reduce;
+import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Evaluate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.IfThenElse;
-import dev.kernelgen.tir.LetStmt;
 import dev.kernelgen.tir.ProducerRealize;
 import dev.kernelgen.tir.ProducerStore;
 import dev.kernelgen.tir.Seq;
@@ -31,10 +31,10 @@ import java.util.Map;
  * attached stages inside the loops they are attached at. Tensors are still multi-dimensional
  * ({@link ProducerRealize}, {@link ProducerStore}, {@link TensorRead}); storage flattening follows.
  *
- * <p>Each loop runs from 0; the axes of the operation are let-bound from the loops (split: {@code
- * outer * factor + inner}; fuse: floor division and modulo), as deep as their loops and no deeper.
- * Splits that do not divide get a guard at the same place; stages computed at a loop guard the
- * parts of their region that fall outside their tensor.
+ * <p>Each loop runs from 0; the axes of the operation are replaced by their values in terms of the
+ * loops (split: {@code outer * factor + inner}; fuse: floor division and modulo). Splits that do
+ * not divide get a guard as deep as the loops it depends on and no deeper; stages computed at a
+ * loop guard the parts of their region that fall outside their tensor.
  */
 final class ScheduleOps {
   private final StageGraph g;
@@ -82,32 +82,29 @@ final class ScheduleOps {
       position.put(b.loopVar(leaves.get(p)), p);
     }
 
-    // Let-bindings of the root axes and guards, each at the depth of its deepest loop.
-    List<List<Stmt>> lets = new ArrayList<>();
+    // Guards, each at the depth of its deepest loop; the axes are substituted by their values.
     List<List<Expr>> guards = new ArrayList<>();
     for (int p = -1; p < n; p++) {
-      lets.add(new ArrayList<>());
       guards.add(new ArrayList<>());
-    }
-    for (IterVar root : s.rootIterVars()) {
-      Expr v = value.get(root);
-      if (v != root.var()) {
-        lets.get(depth(v, position) + 1).add(new LetStmt(root.var(), v, Evaluate.nop()));
-      }
     }
     for (Expr guard : guards(s, value)) {
       guards.get(depth(guard, position) + 1).add(guard);
     }
+    Map<Var, Expr> axisValues = new HashMap<>();
+    for (IterVar root : s.rootIterVars()) {
+      axisValues.put(root.var(), value.get(root));
+    }
 
     Expr body = g.body(s);
-    List<Expr> index = s.axis().stream().map(iv -> (Expr) iv.var()).toList();
+    List<Expr> index = s.axis().stream().map(iv -> Simplifier.simplify(value.get(iv))).toList();
     Stmt inner;
     int firstReduce = -1;
     if (body instanceof Reduce r) {
-      Expr update = r.combiner().apply(TensorRead.of(s.tensor(), index), r.source());
+      Expr source = Substitute.apply(r.source(), axisValues);
+      Expr update = r.combiner().apply(TensorRead.of(s.tensor(), index), source);
       inner = new ProducerStore(s.tensor(), index, update);
       if (!(r.condition() instanceof IntImm c && c.value() == 1)) {
-        inner = IfThenElse.of(r.condition(), inner);
+        inner = IfThenElse.of(Substitute.apply(r.condition(), axisValues), inner);
       }
       for (int p = 0; p < n && firstReduce < 0; p++) {
         if (leaves.get(p).isReduce()) {
@@ -115,13 +112,12 @@ final class ScheduleOps {
         }
       }
     } else {
-      inner = new ProducerStore(s.tensor(), index, body);
+      inner = new ProducerStore(s.tensor(), index, Substitute.apply(body, axisValues));
     }
 
     Stmt stmt = inner;
     for (int p = n - 1; p >= -1; p--) {
       stmt = wrapGuards(guards.get(p + 1), stmt);
-      stmt = wrapLets(lets.get(p + 1), stmt);
       if (p >= 0) {
         for (Stage child : reversed(g.attachedAt(s, leaves.get(p)))) {
           stmt = realize(child, Seq.of(nest(child), stmt));
@@ -138,7 +134,7 @@ final class ScheduleOps {
                 a.pragmas(),
                 stmt);
         if (p == firstReduce) {
-          stmt = Seq.of(init(s, (Reduce) body, index, leaves, p, lets, guards, position), stmt);
+          stmt = Seq.of(init(s, (Reduce) body, index, leaves, p, guards, position), stmt);
         }
       }
     }
@@ -155,18 +151,11 @@ final class ScheduleOps {
       List<Expr> index,
       List<IterVar> leaves,
       int firstReduce,
-      List<List<Stmt>> lets,
       List<List<Expr>> guards,
       Map<Var, Integer> position) {
     Stmt stmt = new ProducerStore(s.tensor(), index, r.combiner().identity());
-    List<Stmt> innerLets = new ArrayList<>();
     List<Expr> innerGuards = new ArrayList<>();
     for (int p = firstReduce; p < leaves.size(); p++) {
-      for (Stmt l : lets.get(p + 1)) {
-        if (!((LetStmt) l).var().dtype().isBool() && !isReduceAxis(s, ((LetStmt) l).var())) {
-          innerLets.add(l);
-        }
-      }
       for (Expr gd : guards.get(p + 1)) {
         if (!usesReduceLoop(gd, s, position, leaves)) {
           innerGuards.add(gd);
@@ -174,7 +163,6 @@ final class ScheduleOps {
       }
     }
     stmt = wrapGuards(innerGuards, stmt);
-    stmt = wrapLets(innerLets, stmt);
     for (int p = leaves.size() - 1; p >= firstReduce; p--) {
       IterVar leaf = leaves.get(p);
       if (!leaf.isReduce()) {
@@ -192,10 +180,6 @@ final class ScheduleOps {
       }
     }
     return stmt;
-  }
-
-  private static boolean isReduceAxis(Stage s, Var v) {
-    return s.reduceAxis().stream().anyMatch(iv -> iv.var() == v);
   }
 
   private boolean usesReduceLoop(
@@ -309,14 +293,6 @@ final class ScheduleOps {
       cond = cond.and(guards.get(k));
     }
     return IfThenElse.of(cond, body);
-  }
-
-  private static Stmt wrapLets(List<Stmt> lets, Stmt body) {
-    for (int k = lets.size() - 1; k >= 0; k--) {
-      LetStmt l = (LetStmt) lets.get(k);
-      body = new LetStmt(l.var(), l.value(), body);
-    }
-    return body;
   }
 
   private static <T> List<T> reversed(List<T> list) {
