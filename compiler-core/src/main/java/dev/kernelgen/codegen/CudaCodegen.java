@@ -1,0 +1,125 @@
+package dev.kernelgen.codegen;
+
+import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Intrinsic;
+import dev.kernelgen.tir.Barrier;
+import dev.kernelgen.tir.For;
+import dev.kernelgen.tir.PrimFunc;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Prints lowered functions as one CUDA C++ source file of {@code extern "C" __global__} kernels,
+ * for nvcc (see {@link NativeToolchain#compilePtx}). A loop bound to {@code blockIdx.x} becomes
+ * {@code const int bx = (int)blockIdx.x;}, guarded where it is shorter than the launch extent (see
+ * {@link LaunchGeometry}); shared allocations become {@code __shared__} arrays and barriers {@code
+ * __syncthreads()}.
+ */
+public final class CudaCodegen extends GpuPrinter {
+  private CudaCodegen() {}
+
+  /** The CUDA source of a module holding {@code funcs}. */
+  public static String generate(List<PrimFunc> funcs, String moduleName) {
+    CudaCodegen g = new CudaCodegen();
+    g.printAll(funcs);
+    return "// kernelgen module "
+        + moduleName
+        + ": generated CUDA, do not edit.\n\n"
+        + g.helpersText()
+        + g.functionsText();
+  }
+
+  @Override
+  void kernel(PrimFunc f) {
+    String params =
+        paramList(
+            b ->
+                (isStored(b) ? "" : "const ")
+                    + elementType(b.dtype())
+                    + "* __restrict__ "
+                    + name(b),
+            v -> typeName(v.dtype()) + " " + name(v));
+    OptionalLong threads = geometry.threadsPerBlock();
+    String bounds = threads.isPresent() ? "__launch_bounds__(" + threads.getAsLong() + ") " : "";
+    line("extern \"C\" __global__ void " + bounds + f.name() + "(" + params + ") {");
+    indent();
+    stmt(f.body());
+    dedent();
+    line("}");
+  }
+
+  @Override
+  String threadIndex(String tag) {
+    return switch (tag) {
+      case "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z" ->
+          "(int)" + tag;
+      default -> throw new CompilerBug("not a GPU thread index: " + tag);
+    };
+  }
+
+  @Override
+  String sharedQualifier() {
+    return "__shared__";
+  }
+
+  @Override
+  String unrollPragma(For f) {
+    return "#pragma unroll";
+  }
+
+  @Override
+  String typeName(DType t) {
+    return switch (t) {
+      case BOOL -> "bool";
+      case INT32 -> "int";
+      case INT64 -> "long long";
+      case FLOAT32 -> "float";
+      case FLOAT64 -> "double";
+    };
+  }
+
+  @Override
+  String int64Literal(long v) {
+    return v == Long.MIN_VALUE ? "-9223372036854775807LL - 1" : v + "LL";
+  }
+
+  @Override
+  String infinity(DType t) {
+    return t == DType.FLOAT32
+        ? "__int_as_float(0x7f800000)"
+        : "__longlong_as_double(0x7ff0000000000000LL)";
+  }
+
+  @Override
+  String nan(DType t) {
+    return t == DType.FLOAT32
+        ? "__int_as_float(0x7fc00000)"
+        : "__longlong_as_double(0x7ff8000000000000LL)";
+  }
+
+  @Override
+  String helperQualifiers() {
+    return "__device__ __forceinline__";
+  }
+
+  @Override
+  String intrinsic(Intrinsic fn, DType t, List<String> args) {
+    return cMathName(fn, t) + "(" + String.join(", ", args) + ")";
+  }
+
+  @Override
+  String minMax(BinOp op, DType t, String a, String b) {
+    String f = op == BinOp.MIN ? "min" : "max";
+    if (t.isFloat()) {
+      f = "f" + f + (t == DType.FLOAT32 ? "f" : "");
+    }
+    return f + "(" + a + ", " + b + ")";
+  }
+
+  @Override
+  void barrier(Barrier b) {
+    line("__syncthreads();");
+  }
+}

@@ -1,0 +1,272 @@
+package dev.kernelgen.codegen;
+
+import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.Intrinsic;
+import dev.kernelgen.tir.Allocate;
+import dev.kernelgen.tir.Barrier;
+import dev.kernelgen.tir.Buffer;
+import dev.kernelgen.tir.For;
+import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tir.Stmt;
+import dev.kernelgen.tir.StmtVisitor;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Prints lowered functions as one Java class of static methods: the pure Java target, which runs
+ * wherever the JDK does. Parameters are {@link java.lang.foreign.MemorySegment}s (accessed with
+ * {@code getAtIndex}/{@code setAtIndex}) and the symbolic dims; allocations inside a function are
+ * Java arrays.
+ *
+ * <p>Parallel loops become {@code IntStream.range(lo, hi).parallel().forEach(v -> {...})}: the IR's
+ * let-bound values are final and buffers never reassigned, so the lambda body compiles; serial
+ * loops around a parallel one hand it a final copy of their counter. Everything else is serial.
+ */
+public final class JavaCodegen extends CLikePrinter {
+  private final Set<String> layouts = new TreeSet<>();
+  private final Set<String> streams = new TreeSet<>();
+  private final Set<Buffer> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  private JavaCodegen() {}
+
+  /** The source of {@code packageName.className} with one static method per function. */
+  public static String generate(List<PrimFunc> funcs, String packageName, String className) {
+    Names.checkSymbol("class", className);
+    for (String part : packageName.isEmpty() ? new String[0] : packageName.split("\\.", -1)) {
+      Names.checkSymbol("package", part);
+    }
+    JavaCodegen g = new JavaCodegen();
+    g.printAll(funcs);
+    StringBuilder s = new StringBuilder();
+    if (!packageName.isEmpty()) {
+      s.append("package ").append(packageName).append(";\n\n");
+    }
+    for (String l : g.layouts) {
+      s.append("import static java.lang.foreign.ValueLayout.").append(l).append(";\n");
+    }
+    if (!g.layouts.isEmpty()) {
+      s.append('\n');
+    }
+    s.append("import java.lang.foreign.MemorySegment;\n");
+    for (String st : g.streams) {
+      s.append("import java.util.stream.").append(st).append(";\n");
+    }
+    s.append('\n');
+    s.append("/** Kernels of module ").append(className).append(": generated, do not edit. */\n");
+    s.append("public final class ").append(className).append(" {\n");
+    s.append("  private ").append(className).append("() {}\n\n");
+    s.append(g.helpersText().indent(2).replace("  \n", "\n"));
+    s.append(g.functionsText().indent(2).replace("  \n", "\n"));
+    s.append("}\n");
+    return s.toString();
+  }
+
+  @Override
+  void function(PrimFunc f) {
+    bindParams(f);
+    String params =
+        paramList(b -> "MemorySegment " + name(b), v -> typeName(v.dtype()) + " " + name(v));
+    line("public static void " + f.name() + "(" + params + ") {");
+    indent();
+    stmt(f.body());
+    dedent();
+    line("}");
+  }
+
+  @Override
+  String typeName(DType t) {
+    return switch (t) {
+      case BOOL -> "boolean";
+      case INT32 -> "int";
+      case INT64 -> "long";
+      case FLOAT32 -> "float";
+      case FLOAT64 -> "double";
+    };
+  }
+
+  private String layout(DType t) {
+    String l =
+        switch (t) {
+          case BOOL -> "JAVA_BOOLEAN";
+          case INT32 -> "JAVA_INT";
+          case INT64 -> "JAVA_LONG";
+          case FLOAT32 -> "JAVA_FLOAT";
+          case FLOAT64 -> "JAVA_DOUBLE";
+        };
+    layouts.add(l);
+    return l;
+  }
+
+  @Override
+  String int64Literal(long v) {
+    return v + "L";
+  }
+
+  @Override
+  String infinity(DType t) {
+    return t == DType.FLOAT32 ? "Float.POSITIVE_INFINITY" : "Double.POSITIVE_INFINITY";
+  }
+
+  @Override
+  String nan(DType t) {
+    return t == DType.FLOAT32 ? "Float.NaN" : "Double.NaN";
+  }
+
+  @Override
+  String helperQualifiers() {
+    return "private static";
+  }
+
+  @Override
+  String intrinsic(Intrinsic fn, DType t, List<String> args) {
+    String m =
+        switch (fn) {
+          case EXP -> "exp";
+          case LOG -> "log";
+          case SQRT -> "sqrt";
+          case TANH -> "tanh";
+          case POW -> "pow";
+          case ABS -> "abs";
+          case FLOOR -> "floor";
+          case CEIL -> "ceil";
+        };
+    String call = "Math." + m + "(" + String.join(", ", args) + ")";
+    // Math works in double except abs, which has a float overload.
+    return t == DType.FLOAT32 && fn != Intrinsic.ABS ? "((float) " + call + ")" : call;
+  }
+
+  @Override
+  String minMax(BinOp op, DType t, String a, String b) {
+    return "Math." + (op == BinOp.MIN ? "min" : "max") + "(" + a + ", " + b + ")";
+  }
+
+  @Override
+  String floorDivMod(BinOp op, DType t, String a, String b) {
+    return "Math." + (op == BinOp.FLOOR_DIV ? "floorDiv" : "floorMod") + "(" + a + ", " + b + ")";
+  }
+
+  @Override
+  String cast(DType to, Expr value) {
+    if (value.dtype() == DType.BOOL && to != DType.BOOL) {
+      return "("
+          + expr(value, false)
+          + " ? "
+          + (to.isFloat() ? floatLiteral(to, 1) : intLiteral(to, 1))
+          + " : "
+          + zero(to)
+          + ")";
+    }
+    if (to == DType.BOOL) {
+      return super.cast(to, value);
+    }
+    return "((" + typeName(to) + ") " + expr(value, false) + ")";
+  }
+
+  @Override
+  String letDecl(DType t, String name, String value) {
+    return "final " + typeName(t) + " " + name + " = " + value + ";";
+  }
+
+  private String arrayIndex(Expr index) {
+    return index.dtype() == DType.INT64 ? "(int) " + expr(index, false) : expr(index, true);
+  }
+
+  @Override
+  String load(Buffer b, Expr index) {
+    if (arrays.contains(b)) {
+      return name(b) + "[" + arrayIndex(index) + "]";
+    }
+    return name(b) + ".getAtIndex(" + layout(b.dtype()) + ", " + expr(index, true) + ")";
+  }
+
+  @Override
+  String store(Buffer b, Expr index, String value) {
+    if (arrays.contains(b)) {
+      return name(b) + "[" + arrayIndex(index) + "] = " + value + ";";
+    }
+    return name(b)
+        + ".setAtIndex("
+        + layout(b.dtype())
+        + ", "
+        + expr(index, true)
+        + ", "
+        + value
+        + ");";
+  }
+
+  @Override
+  void forLoop(For f) {
+    for (String p : f.pragmas()) {
+      line("// pragma " + p);
+    }
+    if (f.kind() == ForKind.PARALLEL) {
+      String stream = f.loopVar().dtype() == DType.INT64 ? "LongStream" : "IntStream";
+      streams.add(stream);
+      String lo = expr(f.min(), true);
+      String hi = loopEnd(f);
+      String prev = names.current(f.loopVar());
+      String v = names.bind(f.loopVar(), f.loopVar().name());
+      line(stream + ".range(" + lo + ", " + hi + ").parallel().forEach(" + v + " -> {");
+      indent();
+      loopBody(f);
+      dedent();
+      line("});");
+      names.restore(f.loopVar(), prev);
+    } else if (containsParallel(f.body())) {
+      // A lambda may capture only (effectively) final locals; a for counter is neither.
+      String lo = expr(f.min(), true);
+      String hi = loopEnd(f);
+      String ty = typeName(f.loopVar().dtype());
+      String c = names.fresh(f.loopVar().name() + "_counter");
+      String prev = names.current(f.loopVar());
+      String v = names.bind(f.loopVar(), f.loopVar().name());
+      line("for (" + ty + " " + c + " = " + lo + "; " + c + " < " + hi + "; ++" + c + ") {");
+      indent();
+      line("final " + ty + " " + v + " = " + c + ";");
+      loopBody(f);
+      dedent();
+      line("}");
+      names.restore(f.loopVar(), prev);
+    } else {
+      serialFor(f, List.of());
+    }
+  }
+
+  private static boolean containsParallel(Stmt s) {
+    boolean[] found = {false};
+    new StmtVisitor() {
+      @Override
+      public void visit(Stmt x) {
+        if (x instanceof For f && f.kind() == ForKind.PARALLEL) {
+          found[0] = true;
+        }
+        super.visit(x);
+      }
+    }.visit(s);
+    return found[0];
+  }
+
+  @Override
+  void allocate(Allocate a) {
+    String size =
+        a.size().dtype() == DType.INT64 ? "(int) " + expr(a.size(), false) : expr(a.size(), true);
+    String prev = names.current(a.buffer());
+    String n = names.bind(a.buffer(), a.buffer().name());
+    String ty = typeName(a.buffer().dtype());
+    arrays.add(a.buffer());
+    line("final " + ty + "[] " + n + " = new " + ty + "[" + size + "];");
+    stmt(a.body());
+    names.restore(a.buffer(), prev);
+  }
+
+  @Override
+  void barrier(Barrier b) {
+    serialBarrier(b, "Java");
+  }
+}

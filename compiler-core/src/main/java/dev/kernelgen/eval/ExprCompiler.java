@@ -1,0 +1,862 @@
+package dev.kernelgen.eval;
+
+import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Call;
+import dev.kernelgen.te.Cast;
+import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FloatImm;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Load;
+import dev.kernelgen.te.Not;
+import dev.kernelgen.te.Reduce;
+import dev.kernelgen.te.Select;
+import dev.kernelgen.te.TensorRead;
+import dev.kernelgen.te.Var;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Compiles scalar expressions into trees of nodes over a {@link Frame}: integer and boolean
+ * expressions to {@link LongNode} (booleans also to {@link BoolNode} where a condition is wanted),
+ * floating-point ones to {@link DoubleNode}. Variables live in slots assigned by {@link #bind}.
+ * Subclasses compile what only one interpreter knows: tensor reads and reductions (the oracle),
+ * buffer loads (the IR interpreter).
+ *
+ * <p>Semantics: int32 results wrap as Java ints do, int64 as longs; {@code floordiv} and {@code
+ * floormod} round toward negative infinity; float32 results are rounded to float after each
+ * operation (computing a float op in double and rounding once gives the correctly rounded float
+ * result for + - * / and sqrt); select evaluates only the branch it takes. Subtrees whose operands
+ * are all constants are folded once, at compile time.
+ */
+abstract class ExprCompiler {
+  private final Map<Var, Integer> longSlots = new HashMap<>();
+  private final Map<Var, Integer> doubleSlots = new HashMap<>();
+
+  /** The slot of {@code v}, assigned on its first binding; rebinding reuses the slot. */
+  final int bind(Var v) {
+    return v.dtype().isFloat()
+        ? doubleSlots.computeIfAbsent(v, k -> doubleSlots.size())
+        : longSlots.computeIfAbsent(v, k -> longSlots.size());
+  }
+
+  final boolean isBound(Var v) {
+    return (v.dtype().isFloat() ? doubleSlots : longSlots).containsKey(v);
+  }
+
+  final int longSlotCount() {
+    return longSlots.size();
+  }
+
+  final int doubleSlotCount() {
+    return doubleSlots.size();
+  }
+
+  private int slot(Var v) {
+    Integer s = (v.dtype().isFloat() ? doubleSlots : longSlots).get(v);
+    if (s == null) {
+      throw unbound(v);
+    }
+    return s;
+  }
+
+  /** The error for a variable that is used but bound nowhere. */
+  protected abstract RuntimeException unbound(Var v);
+
+  /** Compiles a tensor read, a reduction or a buffer load of integer or boolean dtype. */
+  protected abstract LongNode otherLong(Expr e);
+
+  /** Compiles a tensor read, a reduction or a buffer load of floating-point dtype. */
+  protected abstract DoubleNode otherDouble(Expr e);
+
+  // ---------------------------------------------------------------- integer and boolean values
+
+  /** An integer or boolean expression; booleans evaluate to 0 or 1. */
+  final LongNode lng(Expr e) {
+    if (e.dtype().isBool()) {
+      BoolNode b = bool(e);
+      if (b instanceof BoolNode.Const c) {
+        return new LongNode.Const(c.value ? 1 : 0);
+      }
+      return new LongNode() {
+        @Override
+        long eval(Frame f) {
+          return b.eval(f) ? 1 : 0;
+        }
+      };
+    }
+    CompilerBug.check(
+        e.dtype().isInt(), "%s expression where an integer is needed: %s", e.dtype(), e.show());
+    return switch (e) {
+      case IntImm i -> new LongNode.Const(i.value());
+      case Var v -> new LongNode.Slot(slot(v));
+      case Binary b -> intBinary(b);
+      case Select s -> {
+        BoolNode c = bool(s.cond());
+        LongNode t = lng(s.trueValue());
+        LongNode o = lng(s.falseValue());
+        if (c instanceof BoolNode.Const k) {
+          yield k.value ? t : o;
+        }
+        yield new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return c.eval(f) ? t.eval(f) : o.eval(f);
+          }
+        };
+      }
+      case Cast c -> castToInt(c);
+      case TensorRead r -> otherLong(r);
+      case Reduce r -> otherLong(r);
+      case Load l -> otherLong(l);
+      case FloatImm x -> throw new CompilerBug("float immediate with dtype " + e.dtype());
+      case Not x -> throw new CompilerBug("negation with dtype " + e.dtype());
+      case Call x -> throw new CompilerBug("intrinsic call with dtype " + e.dtype());
+    };
+  }
+
+  private LongNode castToInt(Cast c) {
+    DType from = c.value().dtype();
+    boolean to32 = c.dtype() == DType.INT32;
+    LongNode n;
+    if (from.isFloat()) {
+      DoubleNode v = dbl(c.value());
+      // Java truncates toward zero as C does (and saturates where C is undefined).
+      n =
+          to32
+              ? new LongNode() {
+                @Override
+                long eval(Frame f) {
+                  return (int) v.eval(f);
+                }
+              }
+              : new LongNode() {
+                @Override
+                long eval(Frame f) {
+                  return (long) v.eval(f);
+                }
+              };
+      return fold(n, v);
+    }
+    LongNode v = lng(c.value());
+    if (!to32 || from != DType.INT64) {
+      return v; // int32 or bool to a wider or equal integer keeps the value
+    }
+    n =
+        new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return (int) v.eval(f);
+          }
+        };
+    return fold(n, v);
+  }
+
+  private LongNode intBinary(Binary e) {
+    LongNode a = lng(e.a());
+    LongNode b = lng(e.b());
+    boolean w = e.dtype() == DType.INT32;
+    LongNode n =
+        switch (e.op()) {
+          case ADD -> add(a, b, w);
+          case SUB -> sub(a, b, w);
+          case MUL -> mul(a, b, w);
+          case FLOOR_DIV -> floorDiv(a, b, w, e);
+          case FLOOR_MOD -> floorMod(a, b, e);
+          case MIN ->
+              new LongNode() {
+                @Override
+                long eval(Frame f) {
+                  return Math.min(a.eval(f), b.eval(f));
+                }
+              };
+          case MAX ->
+              new LongNode() {
+                @Override
+                long eval(Frame f) {
+                  return Math.max(a.eval(f), b.eval(f));
+                }
+              };
+          default -> throw new CompilerBug("integer " + e.op() + ": " + e.show());
+        };
+    return fold(n, a, b);
+  }
+
+  private static LongNode add(LongNode a, LongNode b, boolean w) {
+    if (b instanceof LongNode.Const k) {
+      long c = k.value;
+      if (a instanceof LongNode.Slot s) {
+        int slot = s.slot;
+        return w
+            ? new LongNode() {
+              @Override
+              long eval(Frame f) {
+                return (int) (f.ints[slot] + c);
+              }
+            }
+            : new LongNode() {
+              @Override
+              long eval(Frame f) {
+                return f.ints[slot] + c;
+              }
+            };
+      }
+      return w
+          ? new LongNode() {
+            @Override
+            long eval(Frame f) {
+              return (int) (a.eval(f) + c);
+            }
+          }
+          : new LongNode() {
+            @Override
+            long eval(Frame f) {
+              return a.eval(f) + c;
+            }
+          };
+    }
+    if (a instanceof LongNode.Slot sa && b instanceof LongNode.Slot sb) {
+      int x = sa.slot;
+      int y = sb.slot;
+      return w
+          ? new LongNode() {
+            @Override
+            long eval(Frame f) {
+              return (int) (f.ints[x] + f.ints[y]);
+            }
+          }
+          : new LongNode() {
+            @Override
+            long eval(Frame f) {
+              return f.ints[x] + f.ints[y];
+            }
+          };
+    }
+    return w
+        ? new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return (int) (a.eval(f) + b.eval(f));
+          }
+        }
+        : new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return a.eval(f) + b.eval(f);
+          }
+        };
+  }
+
+  private static LongNode sub(LongNode a, LongNode b, boolean w) {
+    if (b instanceof LongNode.Const k && k.value != Long.MIN_VALUE) {
+      return add(a, new LongNode.Const(-k.value), w);
+    }
+    return w
+        ? new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return (int) (a.eval(f) - b.eval(f));
+          }
+        }
+        : new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return a.eval(f) - b.eval(f);
+          }
+        };
+  }
+
+  private static LongNode mul(LongNode a, LongNode b, boolean w) {
+    if (a instanceof LongNode.Const && !(b instanceof LongNode.Const)) {
+      return mul(b, a, w);
+    }
+    if (b instanceof LongNode.Const k) {
+      long c = k.value;
+      if (a instanceof LongNode.Slot s) {
+        int slot = s.slot;
+        return w
+            ? new LongNode() {
+              @Override
+              long eval(Frame f) {
+                return (int) (f.ints[slot] * c);
+              }
+            }
+            : new LongNode() {
+              @Override
+              long eval(Frame f) {
+                return f.ints[slot] * c;
+              }
+            };
+      }
+      return w
+          ? new LongNode() {
+            @Override
+            long eval(Frame f) {
+              return (int) (a.eval(f) * c);
+            }
+          }
+          : new LongNode() {
+            @Override
+            long eval(Frame f) {
+              return a.eval(f) * c;
+            }
+          };
+    }
+    return w
+        ? new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return (int) (a.eval(f) * b.eval(f));
+          }
+        }
+        : new LongNode() {
+          @Override
+          long eval(Frame f) {
+            return a.eval(f) * b.eval(f);
+          }
+        };
+  }
+
+  private static LongNode floorDiv(LongNode a, LongNode b, boolean w, Expr e) {
+    if (b instanceof LongNode.Const k && k.value > 0) {
+      long c = k.value;
+      return new LongNode() {
+        @Override
+        long eval(Frame f) {
+          return Math.floorDiv(a.eval(f), c);
+        }
+      };
+    }
+    String text = e.show();
+    return new LongNode() {
+      @Override
+      long eval(Frame f) {
+        long y = b.eval(f);
+        if (y == 0) {
+          throw new ArithmeticException("division by zero in " + text);
+        }
+        long q = Math.floorDiv(a.eval(f), y);
+        return w ? (int) q : q;
+      }
+    };
+  }
+
+  private static LongNode floorMod(LongNode a, LongNode b, Expr e) {
+    if (b instanceof LongNode.Const k && k.value > 0) {
+      long c = k.value;
+      return new LongNode() {
+        @Override
+        long eval(Frame f) {
+          return Math.floorMod(a.eval(f), c);
+        }
+      };
+    }
+    String text = e.show();
+    return new LongNode() {
+      @Override
+      long eval(Frame f) {
+        long y = b.eval(f);
+        if (y == 0) {
+          throw new ArithmeticException("modulo by zero in " + text);
+        }
+        return Math.floorMod(a.eval(f), y);
+      }
+    };
+  }
+
+  // ---------------------------------------------------------------- conditions
+
+  /** A boolean expression as a condition. */
+  final BoolNode bool(Expr e) {
+    CompilerBug.check(
+        e.dtype().isBool(), "%s expression where a bool is needed: %s", e.dtype(), e.show());
+    BoolNode n =
+        switch (e) {
+          case IntImm i -> new BoolNode.Const(i.value() != 0);
+          case Var v -> {
+            int s = slot(v);
+            yield new BoolNode() {
+              @Override
+              boolean eval(Frame f) {
+                return f.ints[s] != 0;
+              }
+            };
+          }
+          case Binary b -> b.op().isLogical() ? logical(b) : compare(b);
+          case Not x -> {
+            BoolNode a = bool(x.a());
+            yield fold(
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return !a.eval(f);
+                  }
+                },
+                a);
+          }
+          case Select s -> {
+            BoolNode c = bool(s.cond());
+            BoolNode t = bool(s.trueValue());
+            BoolNode o = bool(s.falseValue());
+            if (c instanceof BoolNode.Const k) {
+              yield k.value ? t : o;
+            }
+            yield new BoolNode() {
+              @Override
+              boolean eval(Frame f) {
+                return c.eval(f) ? t.eval(f) : o.eval(f);
+              }
+            };
+          }
+          case Cast c -> {
+            if (c.value().dtype().isFloat()) {
+              DoubleNode v = dbl(c.value());
+              yield fold(
+                  new BoolNode() {
+                    @Override
+                    boolean eval(Frame f) {
+                      return v.eval(f) != 0;
+                    }
+                  },
+                  v);
+            }
+            LongNode v = lng(c.value());
+            yield fold(
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return v.eval(f) != 0;
+                  }
+                },
+                v);
+          }
+          case TensorRead r -> nonZero(otherLong(r));
+          case Reduce r -> nonZero(otherLong(r));
+          case Load l -> nonZero(otherLong(l));
+          case FloatImm x -> throw new CompilerBug("bool float immediate");
+          case Call x -> throw new CompilerBug("bool intrinsic call");
+        };
+    return n;
+  }
+
+  private static BoolNode nonZero(LongNode v) {
+    return new BoolNode() {
+      @Override
+      boolean eval(Frame f) {
+        return v.eval(f) != 0;
+      }
+    };
+  }
+
+  private BoolNode logical(Binary e) {
+    BoolNode a = bool(e.a());
+    BoolNode b = bool(e.b());
+    boolean isAnd = e.op() == dev.kernelgen.te.BinOp.AND;
+    // Short-circuit with constants as C does: `true && x` is x.
+    if (a instanceof BoolNode.Const k) {
+      return k.value == isAnd ? b : a;
+    }
+    if (b instanceof BoolNode.Const k && k.value == isAnd) {
+      return a;
+    }
+    return isAnd
+        ? new BoolNode() {
+          @Override
+          boolean eval(Frame f) {
+            return a.eval(f) && b.eval(f);
+          }
+        }
+        : new BoolNode() {
+          @Override
+          boolean eval(Frame f) {
+            return a.eval(f) || b.eval(f);
+          }
+        };
+  }
+
+  private BoolNode compare(Binary e) {
+    if (e.a().dtype().isFloat()) {
+      DoubleNode a = dbl(e.a());
+      DoubleNode b = dbl(e.b());
+      BoolNode n =
+          switch (e.op()) {
+            case EQ ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) == b.eval(f);
+                  }
+                };
+            case NE ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) != b.eval(f);
+                  }
+                };
+            case LT ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) < b.eval(f);
+                  }
+                };
+            case LE ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) <= b.eval(f);
+                  }
+                };
+            case GT ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) > b.eval(f);
+                  }
+                };
+            case GE ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) >= b.eval(f);
+                  }
+                };
+            default -> throw new CompilerBug("comparison " + e.op() + ": " + e.show());
+          };
+      return fold(n, a, b);
+    }
+    LongNode a = lng(e.a());
+    LongNode b = lng(e.b());
+    BoolNode n;
+    if (b instanceof LongNode.Const k && !(a instanceof LongNode.Const)) {
+      long c = k.value;
+      n =
+          switch (e.op()) {
+            case EQ ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) == c;
+                  }
+                };
+            case NE ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) != c;
+                  }
+                };
+            case LT ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) < c;
+                  }
+                };
+            case LE ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) <= c;
+                  }
+                };
+            case GT ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) > c;
+                  }
+                };
+            case GE ->
+                new BoolNode() {
+                  @Override
+                  boolean eval(Frame f) {
+                    return a.eval(f) >= c;
+                  }
+                };
+            default -> throw new CompilerBug("comparison " + e.op() + ": " + e.show());
+          };
+      return n;
+    }
+    n =
+        switch (e.op()) {
+          case EQ ->
+              new BoolNode() {
+                @Override
+                boolean eval(Frame f) {
+                  return a.eval(f) == b.eval(f);
+                }
+              };
+          case NE ->
+              new BoolNode() {
+                @Override
+                boolean eval(Frame f) {
+                  return a.eval(f) != b.eval(f);
+                }
+              };
+          case LT ->
+              new BoolNode() {
+                @Override
+                boolean eval(Frame f) {
+                  return a.eval(f) < b.eval(f);
+                }
+              };
+          case LE ->
+              new BoolNode() {
+                @Override
+                boolean eval(Frame f) {
+                  return a.eval(f) <= b.eval(f);
+                }
+              };
+          case GT ->
+              new BoolNode() {
+                @Override
+                boolean eval(Frame f) {
+                  return a.eval(f) > b.eval(f);
+                }
+              };
+          case GE ->
+              new BoolNode() {
+                @Override
+                boolean eval(Frame f) {
+                  return a.eval(f) >= b.eval(f);
+                }
+              };
+          default -> throw new CompilerBug("comparison " + e.op() + ": " + e.show());
+        };
+    return fold(n, a, b);
+  }
+
+  // ---------------------------------------------------------------- floating-point values
+
+  /** A floating-point expression. */
+  final DoubleNode dbl(Expr e) {
+    CompilerBug.check(
+        e.dtype().isFloat(), "%s expression where a float is needed: %s", e.dtype(), e.show());
+    boolean f32 = e.dtype() == DType.FLOAT32;
+    return switch (e) {
+      case FloatImm x -> new DoubleNode.Const(f32 ? (float) x.value() : x.value());
+      case Var v -> new DoubleNode.Slot(slot(v));
+      case Binary b -> floatBinary(b, f32);
+      case Select s -> {
+        BoolNode c = bool(s.cond());
+        DoubleNode t = dbl(s.trueValue());
+        DoubleNode o = dbl(s.falseValue());
+        if (c instanceof BoolNode.Const k) {
+          yield k.value ? t : o;
+        }
+        yield new DoubleNode() {
+          @Override
+          double eval(Frame f) {
+            return c.eval(f) ? t.eval(f) : o.eval(f);
+          }
+        };
+      }
+      case Cast c -> castToFloat(c, f32);
+      case Call c -> intrinsic(c, f32);
+      case TensorRead r -> otherDouble(r);
+      case Reduce r -> otherDouble(r);
+      case Load l -> otherDouble(l);
+      case IntImm x -> throw new CompilerBug("integer immediate with dtype " + e.dtype());
+      case Not x -> throw new CompilerBug("negation with dtype " + e.dtype());
+    };
+  }
+
+  private DoubleNode castToFloat(Cast c, boolean f32) {
+    DType from = c.value().dtype();
+    DoubleNode n;
+    if (from.isFloat()) {
+      DoubleNode v = dbl(c.value());
+      if (!f32 || from == DType.FLOAT32) {
+        return v; // widening, or no change
+      }
+      n =
+          new DoubleNode() {
+            @Override
+            double eval(Frame f) {
+              return (float) v.eval(f);
+            }
+          };
+      return fold(n, v);
+    }
+    LongNode v = lng(c.value());
+    // long to float directly: one rounding, as C's conversion.
+    n =
+        f32
+            ? new DoubleNode() {
+              @Override
+              double eval(Frame f) {
+                return (float) v.eval(f);
+              }
+            }
+            : new DoubleNode() {
+              @Override
+              double eval(Frame f) {
+                return (double) v.eval(f);
+              }
+            };
+    return fold(n, v);
+  }
+
+  private DoubleNode floatBinary(Binary e, boolean f32) {
+    DoubleNode a = dbl(e.a());
+    DoubleNode b = dbl(e.b());
+    DoubleNode n =
+        switch (e.op()) {
+          case ADD ->
+              f32
+                  ? new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return (float) (a.eval(f) + b.eval(f));
+                    }
+                  }
+                  : new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return a.eval(f) + b.eval(f);
+                    }
+                  };
+          case SUB ->
+              f32
+                  ? new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return (float) (a.eval(f) - b.eval(f));
+                    }
+                  }
+                  : new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return a.eval(f) - b.eval(f);
+                    }
+                  };
+          case MUL ->
+              f32
+                  ? new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return (float) (a.eval(f) * b.eval(f));
+                    }
+                  }
+                  : new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return a.eval(f) * b.eval(f);
+                    }
+                  };
+          case DIV ->
+              f32
+                  ? new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return (float) (a.eval(f) / b.eval(f));
+                    }
+                  }
+                  : new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return a.eval(f) / b.eval(f);
+                    }
+                  };
+          case MIN ->
+              new DoubleNode() {
+                @Override
+                double eval(Frame f) {
+                  return Math.min(a.eval(f), b.eval(f));
+                }
+              };
+          case MAX ->
+              new DoubleNode() {
+                @Override
+                double eval(Frame f) {
+                  return Math.max(a.eval(f), b.eval(f));
+                }
+              };
+          default -> throw new CompilerBug("floating-point " + e.op() + ": " + e.show());
+        };
+    return fold(n, a, b);
+  }
+
+  private DoubleNode intrinsic(Call c, boolean f32) {
+    DoubleNode x = dbl(c.args().get(0));
+    DoubleNode y = c.args().size() > 1 ? dbl(c.args().get(1)) : null;
+    DoubleNode n =
+        switch (c.fn()) {
+          case EXP -> unary(x, f32, Math::exp);
+          case LOG -> unary(x, f32, Math::log);
+          case SQRT -> unary(x, f32, Math::sqrt);
+          case TANH -> unary(x, f32, Math::tanh);
+          case ABS -> unary(x, false, Math::abs);
+          case FLOOR -> unary(x, false, Math::floor);
+          case CEIL -> unary(x, false, Math::ceil);
+          case POW ->
+              f32
+                  ? new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return (float) Math.pow(x.eval(f), y.eval(f));
+                    }
+                  }
+                  : new DoubleNode() {
+                    @Override
+                    double eval(Frame f) {
+                      return Math.pow(x.eval(f), y.eval(f));
+                    }
+                  };
+        };
+    return y == null ? fold(n, x) : fold(n, x, y);
+  }
+
+  private static DoubleNode unary(
+      DoubleNode x, boolean round, java.util.function.DoubleUnaryOperator fn) {
+    return round
+        ? new DoubleNode() {
+          @Override
+          double eval(Frame f) {
+            return (float) fn.applyAsDouble(x.eval(f));
+          }
+        }
+        : new DoubleNode() {
+          @Override
+          double eval(Frame f) {
+            return fn.applyAsDouble(x.eval(f));
+          }
+        };
+  }
+
+  // ---------------------------------------------------------------- constant folding
+
+  private static boolean allConst(Object... kids) {
+    for (Object k : kids) {
+      if (!(k instanceof LongNode.Const
+          || k instanceof DoubleNode.Const
+          || k instanceof BoolNode.Const)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@code n} evaluated now when its operands are constants (and it does not throw). */
+  static LongNode fold(LongNode n, Object... kids) {
+    if (allConst(kids)) {
+      try {
+        return new LongNode.Const(n.eval(null));
+      } catch (ArithmeticException ex) {
+        return n; // division by zero: keep it, so that it throws when (if ever) reached
+      }
+    }
+    return n;
+  }
+
+  static DoubleNode fold(DoubleNode n, Object... kids) {
+    return allConst(kids) ? new DoubleNode.Const(n.eval(null)) : n;
+  }
+
+  static BoolNode fold(BoolNode n, Object... kids) {
+    return allConst(kids) ? new BoolNode.Const(n.eval(null)) : n;
+  }
+}

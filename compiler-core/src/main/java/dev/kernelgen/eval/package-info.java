@@ -1,0 +1,22 @@
+/**
+ * Reference interpreters: the oracles that every kernelgen test compares with.
+ *
+ * <ul>
+ *   <li>{@link dev.kernelgen.eval.NDArray}: a host tensor in native memory, with a comparison that
+ *       reports where two tensors differ.
+ *   <li>{@link dev.kernelgen.eval.TensorInterpreter}: evaluates tensor-expression definitions
+ *       directly, element by element, every intermediate tensor materialized. It knows nothing of
+ *       schedules, so it is the ground truth for them.
+ *   <li>{@link dev.kernelgen.eval.IRInterpreter}: runs lowered loop IR without a native compiler,
+ *       including GPU kernels: the threads of a block that synchronize at barriers run as virtual
+ *       threads with a shared-memory region per block.
+ * </ul>
+ *
+ * <p>Both interpreters compile each expression once into a tree of closures over slots of a frame
+ * (one {@code long[]} for integer and boolean values, one {@code double[]} for floating-point
+ * values, one array of buffers) rather than walking the expression tree per element: the oracle
+ * runs convolutions of about 10^8 multiply-adds in the tests. Integer arithmetic follows the IR's
+ * dtypes exactly (int32 wraps, division and modulo floor); float32 operations round to float after
+ * each operation as C does.
+ */
+package dev.kernelgen.eval;

@@ -1,0 +1,623 @@
+package dev.kernelgen.runtime;
+
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE;
+
+import dev.kernelgen.annotations.Target;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUfunction_attribute;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
+import jcuda.driver.CUjit_option;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstreamCaptureMode;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * A CUDA GPU through JCuda's driver API; only {@code libcuda} is needed on the machine.
+ *
+ * <p>The device's primary context (the one the CUDA runtime and PyTorch share) is retained once and
+ * made current on the calling thread before every driver call, so any thread may use the device.
+ * All work goes to one stream of the device, in order; launches are asynchronous.
+ */
+public final class CudaDevice implements Device {
+  /** Shared memory a kernel gets without opting in. */
+  private static final int DEFAULT_SHARED_LIMIT = 48 * 1024;
+
+  private static final int JIT_LOG_BYTES = 64 * 1024;
+
+  private final int ordinal;
+  private final CUdevice device;
+  private final CUcontext context;
+  private final CUstream stream;
+  private final String deviceName;
+  private final int major;
+  private final int minor;
+  private final int maxThreadsPerBlock;
+  private final int sharedMemoryPerBlock;
+  private final int sharedMemoryPerBlockOptIn;
+  private final int multiprocessorCount;
+  private final int warpSize;
+  private final long totalMemory;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private CudaDevice(int ordinal) {
+    this.ordinal = ordinal;
+    this.device = new CUdevice();
+    check(JCudaDriver.cuDeviceGet(device, ordinal), "CUDA device " + ordinal, "cuDeviceGet");
+    byte[] nameBytes = new byte[256];
+    check(
+        JCudaDriver.cuDeviceGetName(nameBytes, nameBytes.length, device),
+        "CUDA device " + ordinal,
+        "cuDeviceGetName");
+    int len = 0;
+    while (len < nameBytes.length && nameBytes[len] != 0) {
+      len++;
+    }
+    this.deviceName = new String(nameBytes, 0, len, StandardCharsets.UTF_8);
+    this.major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    this.minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    this.maxThreadsPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    this.sharedMemoryPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    this.sharedMemoryPerBlockOptIn =
+        attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    this.multiprocessorCount = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    this.warpSize = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    long[] mem = new long[1];
+    check(JCudaDriver.cuDeviceTotalMem(mem, device), "CUDA device " + ordinal, "cuDeviceTotalMem");
+    this.totalMemory = mem[0];
+    this.context = new CUcontext();
+    check(
+        JCudaDriver.cuDevicePrimaryCtxRetain(context, device), name(), "cuDevicePrimaryCtxRetain");
+    makeCurrent();
+    this.stream = new CUstream();
+    check(
+        JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING),
+        name(),
+        "cuStreamCreate");
+  }
+
+  /**
+   * Opens GPU {@code ordinal}; {@code cuInit} must have succeeded (see {@link Devices}, which
+   * reports why CUDA is not there).
+   */
+  public static CudaDevice open(int ordinal) {
+    check(JCudaDriver.cuInit(0), "CUDA", "cuInit");
+    return new CudaDevice(ordinal);
+  }
+
+  @Override
+  public Target target() {
+    return Target.CUDA;
+  }
+
+  @Override
+  public String name() {
+    return "CUDA " + ordinal + ": " + deviceName + " (sm_" + major + minor + ")";
+  }
+
+  /** The GPU's own name, such as {@code "NVIDIA H200"}. */
+  public String deviceName() {
+    return deviceName;
+  }
+
+  public int ordinal() {
+    return ordinal;
+  }
+
+  /** Compute capability as an SM number: 90 for 9.0. */
+  public int smVersion() {
+    return major * 10 + minor;
+  }
+
+  public int computeCapabilityMajor() {
+    return major;
+  }
+
+  public int computeCapabilityMinor() {
+    return minor;
+  }
+
+  public int maxThreadsPerBlock() {
+    return maxThreadsPerBlock;
+  }
+
+  /** Shared memory a block may use without opting in (48 KiB on current GPUs). */
+  public int sharedMemoryPerBlock() {
+    return sharedMemoryPerBlock;
+  }
+
+  /** Shared memory a block may use when the kernel opts in; launches opt in as needed. */
+  public int sharedMemoryPerBlockOptIn() {
+    return sharedMemoryPerBlockOptIn;
+  }
+
+  public int multiprocessorCount() {
+    return multiprocessorCount;
+  }
+
+  public int warpSize() {
+    return warpSize;
+  }
+
+  public long totalMemoryBytes() {
+    return totalMemory;
+  }
+
+  /** Makes this device's primary context current on the calling thread. */
+  void makeCurrent() {
+    check(JCudaDriver.cuCtxSetCurrent(context), name(), "cuCtxSetCurrent");
+  }
+
+  @Override
+  public DeviceBuffer allocate(DataType dtype, long count) {
+    long bytes = Checks.byteSize(dtype, count);
+    makeCurrent();
+    CUdeviceptr ptr = new CUdeviceptr();
+    // cuMemAlloc rejects 0 bytes; a one-byte allocation keeps empty tensors uniform.
+    check(
+        JCudaDriver.cuMemAlloc(ptr, Math.max(bytes, 1)), name(), "cuMemAlloc(" + bytes + " bytes)");
+    return new CudaBuffer(dtype, count, ptr);
+  }
+
+  @Override
+  public KernelModule loadModule(KernelBinary binary) {
+    if (!(binary instanceof KernelBinary.Cuda cuda)) {
+      throw new DeviceException(name() + " runs CUDA kernels, not " + CpuDevice.describe(binary));
+    }
+    makeCurrent();
+    byte[] cubin = cuda.cubins().get(smVersion());
+    String cubinFailure = null;
+    if (cubin != null) {
+      CUmodule module = new CUmodule();
+      int r = JCudaDriver.cuModuleLoadData(module, cubin);
+      if (r == CUresult.CUDA_SUCCESS) {
+        return new CudaModule(cuda.name(), module);
+      }
+      cubinFailure = "the sm_" + smVersion() + " cubin failed to load: " + CUresult.stringFor(r);
+    }
+    if (cuda.ptx() == null) {
+      throw new DeviceException(
+          name()
+              + ": CUDA module "
+              + cuda.name()
+              + " has no cubin for sm_"
+              + smVersion()
+              + " (it has "
+              + cuda.cubins().keySet().stream()
+                  .map(k -> "sm_" + k)
+                  .collect(Collectors.joining(", "))
+              + ") and no PTX for the driver to compile"
+              + (cubinFailure == null ? "" : "; " + cubinFailure));
+    }
+    return new CudaModule(cuda.name(), loadPtx(cuda, cubinFailure));
+  }
+
+  /** Loads PTX through the driver's JIT, with its error log in the exception. */
+  private CUmodule loadPtx(KernelBinary.Cuda cuda, String cubinFailure) {
+    byte[] text = cuda.ptx().getBytes(StandardCharsets.UTF_8);
+    byte[] image = new byte[text.length + 1]; // the driver reads PTX up to a NUL
+    System.arraycopy(text, 0, image, 0, text.length);
+    CUmodule module = new CUmodule();
+    String log = "";
+    int r;
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment logBuffer = arena.allocate(JIT_LOG_BYTES);
+      // cuModuleLoadDataEx takes an array of void* option values; integers travel as pointers.
+      MemorySegment values = arena.allocate(ValueLayout.JAVA_LONG, 2);
+      values.setAtIndex(ValueLayout.JAVA_LONG, 0, logBuffer.address());
+      values.setAtIndex(ValueLayout.JAVA_LONG, 1, JIT_LOG_BYTES);
+      int[] options = {
+        CUjit_option.CU_JIT_ERROR_LOG_BUFFER, CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+      };
+      r =
+          JCudaDriver.cuModuleLoadDataEx(
+              module,
+              Pointer.to(image),
+              options.length,
+              options,
+              Pointer.to(values.asByteBuffer()));
+      if (r != CUresult.CUDA_SUCCESS) {
+        log = logBuffer.getString(0).strip();
+      }
+    }
+    if (r == CUresult.CUDA_ERROR_INVALID_VALUE) {
+      // Should the options be refused, load without a log rather than not at all.
+      module = new CUmodule();
+      r = JCudaDriver.cuModuleLoadData(module, image);
+    }
+    if (r != CUresult.CUDA_SUCCESS) {
+      throw new DeviceException(
+          name()
+              + ": the driver could not compile the PTX of CUDA module "
+              + cuda.name()
+              + ": "
+              + CUresult.stringFor(r)
+              + (log.isEmpty() ? "" : "\n" + log)
+              + (cubinFailure == null ? "" : "\n(" + cubinFailure + ")"));
+    }
+    return module;
+  }
+
+  @Override
+  public void synchronize() {
+    makeCurrent();
+    check(JCudaDriver.cuStreamSynchronize(stream), name(), "cuStreamSynchronize");
+  }
+
+  @Override
+  public DeviceTimer timer() {
+    return new EventTimer();
+  }
+
+  /**
+   * Records the launches that {@code launches} issues on this device's stream into a CUDA graph,
+   * without running them, and instantiates it. Relaunching the graph replays them with one launch's
+   * overhead: how GPU time is measured without the per-kernel launch cost. Only asynchronous work
+   * on this device may happen inside (kernel launches); the capture is local to the calling thread,
+   * and other threads must not use the device meanwhile.
+   */
+  public CudaGraph captureGraph(Runnable launches) {
+    makeCurrent();
+    check(
+        JCudaDriver.cuStreamBeginCapture(
+            stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+        name(),
+        "cuStreamBeginCapture");
+    CUgraph graph = new CUgraph();
+    try {
+      launches.run();
+    } catch (RuntimeException | Error e) {
+      // End the capture so that the stream is usable again; the partial graph is dropped.
+      if (JCudaDriver.cuStreamEndCapture(stream, graph) == CUresult.CUDA_SUCCESS) {
+        JCudaDriver.cuGraphDestroy(graph);
+      }
+      throw e;
+    }
+    makeCurrent();
+    check(JCudaDriver.cuStreamEndCapture(stream, graph), name(), "cuStreamEndCapture");
+    CUgraphExec exec = new CUgraphExec();
+    int r = JCudaDriver.cuGraphInstantiate(exec, graph, 0);
+    if (r != CUresult.CUDA_SUCCESS) {
+      JCudaDriver.cuGraphDestroy(graph);
+      throw failure(name(), "cuGraphInstantiate", r);
+    }
+    return new CudaGraph(this, graph, exec);
+  }
+
+  CUstream stream() {
+    return stream;
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      makeCurrent();
+      JCudaDriver.cuStreamSynchronize(stream);
+      JCudaDriver.cuStreamDestroy(stream);
+      JCudaDriver.cuDevicePrimaryCtxRelease(device);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name();
+  }
+
+  private int attribute(int attribute) {
+    int[] value = new int[1];
+    check(
+        JCudaDriver.cuDeviceGetAttribute(value, attribute, device),
+        "CUDA device " + ordinal,
+        "cuDeviceGetAttribute");
+    return value[0];
+  }
+
+  static void check(int result, String where, String call) {
+    if (result != CUresult.CUDA_SUCCESS) {
+      throw failure(where, call, result);
+    }
+  }
+
+  static DeviceException failure(String where, String call, int result) {
+    return new DeviceException(where + ": " + call + " failed: " + CUresult.stringFor(result));
+  }
+
+  /** Memory on this GPU. */
+  final class CudaBuffer implements DeviceBuffer {
+    private final DataType dtype;
+    private final long count;
+    private final CUdeviceptr ptr;
+    private final AtomicBoolean freed = new AtomicBoolean();
+
+    CudaBuffer(DataType dtype, long count, CUdeviceptr ptr) {
+      this.dtype = dtype;
+      this.count = count;
+      this.ptr = ptr;
+    }
+
+    CUdeviceptr pointer() {
+      if (freed.get()) {
+        throw new IllegalStateException("buffer on " + name() + " was closed");
+      }
+      return ptr;
+    }
+
+    @Override
+    public Device device() {
+      return CudaDevice.this;
+    }
+
+    @Override
+    public DataType dtype() {
+      return dtype;
+    }
+
+    @Override
+    public long count() {
+      return count;
+    }
+
+    @Override
+    public void copyFromHost(HostTensor source) {
+      Checks.matches(this, source, "copyFromHost");
+      makeCurrent();
+      MemorySegment s = source.segment();
+      for (long off = 0; off < s.byteSize(); off += CHUNK) {
+        long n = Math.min(CHUNK, s.byteSize() - off);
+        // Pageable memory: the call returns once the bytes are staged, so the tensor may change.
+        check(
+            JCudaDriver.cuMemcpyHtoDAsync(
+                pointer().withByteOffset(off),
+                Pointer.to(s.asSlice(off, n).asByteBuffer()),
+                n,
+                stream),
+            name(),
+            "cuMemcpyHtoDAsync");
+      }
+    }
+
+    @Override
+    public void copyToHost(HostTensor target) {
+      Checks.matches(this, target, "copyToHost");
+      makeCurrent();
+      MemorySegment s = target.segment();
+      for (long off = 0; off < s.byteSize(); off += CHUNK) {
+        long n = Math.min(CHUNK, s.byteSize() - off);
+        check(
+            JCudaDriver.cuMemcpyDtoHAsync(
+                Pointer.to(s.asSlice(off, n).asByteBuffer()),
+                pointer().withByteOffset(off),
+                n,
+                stream),
+            name(),
+            "cuMemcpyDtoHAsync");
+      }
+      // The kernel errors of earlier launches surface here, so name them as such.
+      int r = JCudaDriver.cuStreamSynchronize(stream);
+      if (r != CUresult.CUDA_SUCCESS) {
+        throw failure(name(), "copyToHost (waiting for earlier kernels)", r);
+      }
+    }
+
+    @Override
+    public void close() {
+      if (freed.compareAndSet(false, true)) {
+        makeCurrent();
+        check(JCudaDriver.cuMemFree(ptr), name(), "cuMemFree");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "CudaBuffer[" + count + " " + dtype + " on " + name() + "]";
+    }
+  }
+
+  /** ByteBuffers address at most 2 GiB; larger copies go in pieces. */
+  private static final long CHUNK = 1L << 30;
+
+  private final class CudaModule implements KernelModule {
+    private final String moduleName;
+    private final CUmodule module;
+    private final Map<String, CudaFunction> functions = new ConcurrentHashMap<>();
+    private final AtomicBoolean unloaded = new AtomicBoolean();
+
+    CudaModule(String moduleName, CUmodule module) {
+      this.moduleName = moduleName;
+      this.module = module;
+    }
+
+    @Override
+    public Device device() {
+      return CudaDevice.this;
+    }
+
+    @Override
+    public KernelFunction function(String kernel, KernelSignature signature) {
+      CudaFunction f =
+          functions.computeIfAbsent(
+              kernel,
+              k -> {
+                makeCurrent();
+                CUfunction fn = new CUfunction();
+                int r = JCudaDriver.cuModuleGetFunction(fn, module, k);
+                if (r != CUresult.CUDA_SUCCESS) {
+                  throw new DeviceException(
+                      name()
+                          + ": CUDA module "
+                          + moduleName
+                          + " has no kernel "
+                          + k
+                          + " ("
+                          + CUresult.stringFor(r)
+                          + "; kernels are extern \"C\" __global__ functions)");
+                }
+                return new CudaFunction(k, signature, fn);
+              });
+      if (!f.signature().equals(signature)) {
+        throw new IllegalArgumentException(
+            "CUDA kernel " + kernel + " was bound with " + f.signature() + ", not " + signature);
+      }
+      return f;
+    }
+
+    @Override
+    public void close() {
+      if (unloaded.compareAndSet(false, true)) {
+        makeCurrent();
+        check(JCudaDriver.cuModuleUnload(module), name(), "cuModuleUnload");
+      }
+    }
+  }
+
+  private final class CudaFunction implements KernelFunction {
+    private final String kernel;
+    private final KernelSignature signature;
+    private final CUfunction function;
+    private final AtomicInteger sharedLimit = new AtomicInteger(DEFAULT_SHARED_LIMIT);
+
+    CudaFunction(String kernel, KernelSignature signature, CUfunction function) {
+      this.kernel = kernel;
+      this.signature = signature;
+      this.function = function;
+    }
+
+    @Override
+    public String name() {
+      return kernel;
+    }
+
+    @Override
+    public KernelSignature signature() {
+      return signature;
+    }
+
+    @Override
+    public void launch(LaunchConfig config, Object... args) {
+      String where = CudaDevice.this.name() + ", kernel " + kernel;
+      signature.checkArguments(where, args);
+      Pointer[] params = new Pointer[args.length];
+      for (int i = 0; i < args.length; i++) {
+        params[i] =
+            switch (signature.get(i)) {
+              case POINTER -> {
+                if (args[i] instanceof CudaBuffer b && b.device() == CudaDevice.this) {
+                  yield Pointer.to(b.pointer());
+                }
+                throw new IllegalArgumentException(
+                    where + ": argument " + i + " (" + args[i] + ") is not a buffer on this GPU");
+              }
+              case INT32 -> Pointer.to(new int[] {(Integer) args[i]});
+              case INT64 -> Pointer.to(new long[] {((Number) args[i]).longValue()});
+              case FLOAT32 -> Pointer.to(new float[] {(Float) args[i]});
+              case FLOAT64 -> Pointer.to(new double[] {((Number) args[i]).doubleValue()});
+            };
+      }
+      if (config.threadsPerBlock() > maxThreadsPerBlock) {
+        throw new DeviceException(
+            where + ": " + config + " has more than " + maxThreadsPerBlock + " threads per block");
+      }
+      makeCurrent();
+      int shared = config.sharedMemoryBytes();
+      if (shared > sharedLimit.get()) {
+        // Dynamic shared memory above 48 KiB needs the kernel's explicit opt-in.
+        check(
+            JCudaDriver.cuFuncSetAttribute(
+                function,
+                CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared),
+            where,
+            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=" + shared + ")");
+        sharedLimit.accumulateAndGet(shared, Math::max);
+      }
+      int r =
+          JCudaDriver.cuLaunchKernel(
+              function,
+              config.gridDim(0),
+              config.gridDim(1),
+              config.gridDim(2),
+              config.blockDim(0),
+              config.blockDim(1),
+              config.blockDim(2),
+              shared,
+              stream,
+              Pointer.to(params),
+              null);
+      if (r != CUresult.CUDA_SUCCESS) {
+        throw new DeviceException(
+            where + ": cuLaunchKernel with " + config + " failed: " + CUresult.stringFor(r));
+      }
+    }
+  }
+
+  /** CUDA events around the work issued on the stream. */
+  private final class EventTimer implements DeviceTimer {
+    private final CUevent start = new CUevent();
+    private final CUevent stop = new CUevent();
+    private final AtomicBoolean destroyed = new AtomicBoolean();
+
+    EventTimer() {
+      makeCurrent();
+      check(
+          JCudaDriver.cuEventCreate(start, CUevent_flags.CU_EVENT_DEFAULT),
+          name(),
+          "cuEventCreate");
+      check(
+          JCudaDriver.cuEventCreate(stop, CUevent_flags.CU_EVENT_DEFAULT), name(), "cuEventCreate");
+    }
+
+    @Override
+    public void start() {
+      makeCurrent();
+      check(JCudaDriver.cuEventRecord(start, stream), name(), "cuEventRecord");
+    }
+
+    @Override
+    public void stop() {
+      makeCurrent();
+      check(JCudaDriver.cuEventRecord(stop, stream), name(), "cuEventRecord");
+    }
+
+    @Override
+    public double elapsedMillis() {
+      makeCurrent();
+      check(JCudaDriver.cuEventSynchronize(stop), name(), "cuEventSynchronize");
+      float[] ms = new float[1];
+      check(JCudaDriver.cuEventElapsedTime(ms, start, stop), name(), "cuEventElapsedTime");
+      return ms[0];
+    }
+
+    @Override
+    public void close() {
+      if (destroyed.compareAndSet(false, true)) {
+        makeCurrent();
+        JCudaDriver.cuEventDestroy(start);
+        JCudaDriver.cuEventDestroy(stop);
+      }
+    }
+  }
+}

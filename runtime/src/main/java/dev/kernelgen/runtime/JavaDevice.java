@@ -1,0 +1,190 @@
+package dev.kernelgen.runtime;
+
+import dev.kernelgen.annotations.Target;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The JVM itself, running generated Java kernels: public static methods of a generated class,
+ * called through method handles. Works everywhere, without any native toolchain or device.
+ *
+ * <p>A pointer parameter of the Java method may be declared as {@code MemorySegment} (the tensor's
+ * memory), {@link HostTensor} or {@link DeviceBuffer}; scalars as int, long, float or double.
+ */
+public final class JavaDevice implements Device {
+  private static final JavaDevice INSTANCE = new JavaDevice();
+
+  private JavaDevice() {}
+
+  public static JavaDevice instance() {
+    return INSTANCE;
+  }
+
+  @Override
+  public Target target() {
+    return Target.JAVA;
+  }
+
+  @Override
+  public String name() {
+    return "Java ("
+        + Runtime.version()
+        + ", "
+        + Runtime.getRuntime().availableProcessors()
+        + " threads)";
+  }
+
+  @Override
+  public DeviceBuffer allocate(DataType dtype, long count) {
+    return new HostBuffer(this, dtype, count);
+  }
+
+  @Override
+  public KernelModule loadModule(KernelBinary binary) {
+    if (!(binary instanceof KernelBinary.Java j)) {
+      throw new DeviceException(name() + " runs Java kernels, not " + CpuDevice.describe(binary));
+    }
+    return new JavaModule(j);
+  }
+
+  @Override
+  public void synchronize() {}
+
+  @Override
+  public DeviceTimer timer() {
+    return new WallClockTimer();
+  }
+
+  @Override
+  public void close() {}
+
+  @Override
+  public String toString() {
+    return name();
+  }
+
+  private final class JavaModule implements KernelModule {
+    private final KernelBinary.Java binary;
+    private final ConcurrentHashMap<String, JavaFunction> functions = new ConcurrentHashMap<>();
+
+    JavaModule(KernelBinary.Java binary) {
+      this.binary = binary;
+    }
+
+    @Override
+    public Device device() {
+      return JavaDevice.this;
+    }
+
+    @Override
+    public KernelFunction function(String name, KernelSignature signature) {
+      return functions.computeIfAbsent(name, n -> bind(n, signature));
+    }
+
+    private JavaFunction bind(String name, KernelSignature signature) {
+      Method found = null;
+      for (Method m : binary.kernels().getMethods()) {
+        if (m.getName().equals(name)
+            && Modifier.isStatic(m.getModifiers())
+            && m.getParameterCount() == signature.size()) {
+          found = m;
+        }
+      }
+      if (found == null) {
+        throw new DeviceException(
+            name()
+                + ": Java kernel class "
+                + binary.kernels().getName()
+                + " has no public static method "
+                + name
+                + " with "
+                + signature.size()
+                + " parameters");
+      }
+      try {
+        return new JavaFunction(
+            name,
+            signature,
+            found.getParameterTypes(),
+            MethodHandles.publicLookup().unreflect(found));
+      } catch (IllegalAccessException e) {
+        throw new DeviceException(name() + ": cannot access Java kernel " + found, e);
+      }
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private final class JavaFunction implements KernelFunction {
+    private final String name;
+    private final KernelSignature signature;
+    private final Class<?>[] types;
+    private final MethodHandle handle;
+
+    JavaFunction(String name, KernelSignature signature, Class<?>[] types, MethodHandle handle) {
+      this.name = name;
+      this.signature = signature;
+      this.types = types;
+      this.handle = handle;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public KernelSignature signature() {
+      return signature;
+    }
+
+    @Override
+    public void launch(LaunchConfig config, Object... args) {
+      String where = JavaDevice.this.name() + ", kernel " + name;
+      signature.checkArguments(where, args);
+      Object[] values = new Object[args.length];
+      for (int i = 0; i < args.length; i++) {
+        values[i] = convert(where, i, args[i], types[i]);
+      }
+      try {
+        handle.invokeWithArguments(values);
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Throwable t) {
+        throw new DeviceException(where + ": " + t, t);
+      }
+    }
+
+    private Object convert(String where, int i, Object arg, Class<?> type) {
+      if (type == MemorySegment.class) {
+        return CpuDevice.hostPointer(JavaDevice.this, where, i, arg);
+      }
+      if (type.isInstance(arg) || MethodType.methodType(type).wrap().returnType().isInstance(arg)) {
+        return arg;
+      }
+      if (type == long.class && arg instanceof Integer n) {
+        return n.longValue();
+      }
+      if (type == double.class && arg instanceof Float f) {
+        return f.doubleValue();
+      }
+      throw new IllegalArgumentException(
+          where
+              + ": argument "
+              + i
+              + " ("
+              + arg
+              + ") does not fit parameter type "
+              + type.getSimpleName()
+              + " of "
+              + Arrays.toString(types));
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package dev.kernelgen.runtime;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/** A kernel module as it was embedded in the jar, one form per target. */
+public sealed interface KernelBinary {
+
+  /** A short name for messages: the library or operator the module was generated for. */
+  String name();
+
+  /**
+   * CUDA: cubins per SM architecture ({@code 90} for sm_90) and PTX for the driver to compile when
+   * no cubin matches the device. Either may be missing, not both.
+   */
+  record Cuda(String name, Map<Integer, byte[]> cubins, String ptx) implements KernelBinary {
+    public Cuda {
+      Objects.requireNonNull(name, "name");
+      cubins = java.util.Collections.unmodifiableMap(new TreeMap<>(cubins));
+      if (cubins.isEmpty() && ptx == null) {
+        throw new IllegalArgumentException("CUDA module " + name + " has neither cubin nor PTX");
+      }
+    }
+
+    /** A module of PTX text only. */
+    public static Cuda ptx(String name, String ptx) {
+      return new Cuda(name, Map.of(), Objects.requireNonNull(ptx, "ptx"));
+    }
+  }
+
+  /** OpenCL C source, built by the device's driver when loaded. */
+  record OpenCl(String name, String source, String buildOptions) implements KernelBinary {
+    public OpenCl {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(source, "source");
+      buildOptions = buildOptions == null ? "" : buildOptions;
+    }
+
+    public OpenCl(String name, String source) {
+      this(name, source, "");
+    }
+  }
+
+  /** A shared library for this platform, compiled from C by the build. */
+  record C(String name, byte[] sharedLibrary) implements KernelBinary {
+    public C {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(sharedLibrary, "sharedLibrary");
+    }
+  }
+
+  /** A generated Java class whose public static methods are the kernels. */
+  record Java(String name, Class<?> kernels) implements KernelBinary {
+    public Java {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(kernels, "kernels");
+    }
+
+    public Java(Class<?> kernels) {
+      this(kernels.getName(), kernels);
+    }
+  }
+}

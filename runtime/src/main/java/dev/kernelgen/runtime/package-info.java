@@ -1,0 +1,20 @@
+/**
+ * What generated launchers call at run time: devices, buffers, kernel loading, launching and
+ * timing. A user's application needs only this module, never the compiler.
+ *
+ * <p>{@link dev.kernelgen.runtime.Devices} probes the machine (CUDA through JCuda's driver API,
+ * OpenCL through JOCL, C kernels through the JDK's FFM API, plain Java) and keeps why each probe
+ * failed. A {@link dev.kernelgen.runtime.Device} allocates {@link
+ * dev.kernelgen.runtime.DeviceBuffer}s, copies to and from {@link
+ * dev.kernelgen.runtime.HostTensor}s explicitly, loads a {@link dev.kernelgen.runtime.KernelBinary}
+ * as it was embedded in the jar into a {@link dev.kernelgen.runtime.KernelModule}, and launches its
+ * {@link dev.kernelgen.runtime.KernelFunction}s.
+ *
+ * <p>Everything sits in one package because the device and buffer hierarchies are sealed, and a
+ * sealed hierarchy on the class path must live in one package; the machinery stays package-private.
+ *
+ * <p>Threads: every device may be used from several threads. The CUDA device makes its context
+ * current on the calling thread before each driver call; the OpenCL device serializes the setting
+ * of a kernel's arguments with its enqueue; C and Java kernels are plain calls.
+ */
+package dev.kernelgen.runtime;

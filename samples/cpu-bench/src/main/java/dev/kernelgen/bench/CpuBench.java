@@ -1,0 +1,300 @@
+package dev.kernelgen.bench;
+
+import ai.onnxruntime.OrtException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.ServiceLoader;
+
+/**
+ * The CPU benchmark: for each workload, plain and fused, checks ONNX Runtime and "ours" against
+ * {@link JavaLoops}, then times all three and reports median microseconds.
+ *
+ * <p>Usage: {@code CpuBench [--seed FILE] [--only TEXT] [--quick] [--gpu-workloads FILE]
+ * [OUT_JSON]}. {@code OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code --gpu-workloads} writes
+ * the workload list that {@code bench/gpu_torch.py} reads, and exits.
+ */
+public final class CpuBench {
+  public static final String DEFAULT_OUT = "bench/results/cpu-latest.json";
+
+  /** Largest absolute difference from the reference that counts as correct. */
+  public static final double TOLERANCE = 1e-3;
+
+  /** One row: median microseconds of each implementation, null where it was not measured. */
+  public record Result(String workload, boolean fused, Double oursUs, Double ortUs, Double javaUs) {
+    /** How many times faster ours is than ONNX Runtime; null without both figures. */
+    public Double ortOverOurs() {
+      return oursUs == null || ortUs == null ? null : ortUs / oursUs;
+    }
+  }
+
+  private CpuBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(DEFAULT_OUT);
+    Path seed = null;
+    String only = null;
+    Timing timing = Timing.DEFAULT;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--seed" -> seed = Path.of(argValue(args, ++i, "--seed"));
+        case "--only" -> only = argValue(args, ++i, "--only");
+        case "--quick" -> timing = new Timing(20_000_000L, 100_000_000L, 3, 20);
+        case "--gpu-workloads" -> {
+          Path gpu = Path.of(argValue(args, ++i, "--gpu-workloads"));
+          writeFile(gpu, Workloads.toGpuJson(Workloads.all()));
+          System.out.println("wrote " + gpu);
+          return;
+        }
+        default -> {
+          if (args[i].startsWith("--")) {
+            throw new IllegalArgumentException("unknown option " + args[i]);
+          }
+          out = Path.of(args[i]);
+        }
+      }
+    }
+    List<Workload> workloads = new ArrayList<>();
+    if (seed == null) {
+      workloads.addAll(Workloads.seed());
+    } else {
+      workloads.addAll(Workloads.load(seed));
+    }
+    workloads.addAll(Workloads.extras());
+    if (only != null) {
+      String filter = only;
+      workloads.removeIf(w -> !w.name().contains(filter));
+    }
+    OursKernel ours = ServiceLoader.load(OursKernel.class).findFirst().orElse(null);
+    System.out.printf(
+        "cpu-bench: %d workloads, %d processors, ours = %s%n",
+        workloads.size(),
+        Runtime.getRuntime().availableProcessors(),
+        ours == null ? "none registered" : ours.name());
+
+    List<Result> results = run(workloads, ours, timing, System.out);
+    System.out.println();
+    System.out.print(table(results));
+    System.out.println(summary(results));
+    writeFile(out, toJson(results));
+    System.out.println("wrote " + out);
+  }
+
+  /**
+   * Checks and times every workload, plain then fused, printing one line per row as it goes.
+   *
+   * @param ours the implementation under test, or null for none
+   * @throws IllegalStateException when an implementation's output is wrong
+   */
+  public static List<Result> run(
+      List<Workload> workloads, OursKernel ours, Timing timing, PrintStream log)
+      throws OrtException {
+    List<Result> results = new ArrayList<>();
+    for (Workload w : workloads) {
+      for (boolean fused : new boolean[] {false, true}) {
+        Result r = measure(w, fused, ours, timing);
+        log.printf(Locale.ROOT, "  %s%n", row(r));
+        results.add(r);
+      }
+    }
+    return results;
+  }
+
+  private static Result measure(Workload w, boolean fused, OursKernel ours, Timing timing)
+      throws OrtException {
+    Random random = new Random(42);
+    float[] in = uniform(random, w.inputSize(), -1f, 1f);
+    float[] filter = uniform(random, w.filterSize(), -1f, 1f);
+    float[] scale = uniform(random, w.outChannels(), 0.5f, 1.5f);
+    float[] shift = uniform(random, w.outChannels(), -0.5f, 0.5f);
+    String label = w.name() + (fused ? " fused" : "");
+
+    DepthwiseImpl java = JavaLoops.of(w, fused);
+    float[] expected = new float[w.outputSize()];
+    java.run(in, filter, scale, shift, expected);
+
+    Double ortUs;
+    try (OrtRunner ort = OrtRunner.of(w, fused, filter, scale, shift)) {
+      check("ONNX Runtime", label, expected, ort.run(in));
+      ortUs = ort.medianMicros(in, timing);
+    }
+
+    Double oursUs = null;
+    DepthwiseImpl impl = ours == null ? null : ours.create(w, fused);
+    if (impl != null) {
+      float[] got = new float[w.outputSize()];
+      impl.run(in, filter, scale, shift, got);
+      check("ours (" + ours.name() + ")", label, expected, got);
+      oursUs = timing.medianMicros(() -> impl.run(in, filter, scale, shift, got));
+    }
+
+    float[] scratch = new float[w.outputSize()];
+    double javaUs = timing.medianMicros(() -> java.run(in, filter, scale, shift, scratch));
+    return new Result(w.name(), fused, oursUs, ortUs, javaUs);
+  }
+
+  /** Throws unless {@code got} is within {@link #TOLERANCE} of {@code expected} everywhere. */
+  static void check(String who, String workload, float[] expected, float[] got) {
+    if (got.length != expected.length) {
+      throw new IllegalStateException(
+          who
+              + " gave "
+              + got.length
+              + " outputs on "
+              + workload
+              + ", expected "
+              + expected.length);
+    }
+    double worst = 0;
+    int worstAt = 0;
+    for (int i = 0; i < expected.length; i++) {
+      double err = Math.abs((double) got[i] - expected[i]);
+      // NaN compares false: catch it explicitly.
+      if (!(err <= worst)) {
+        worst = Double.isNaN(err) ? Double.POSITIVE_INFINITY : err;
+        worstAt = i;
+      }
+    }
+    if (worst > TOLERANCE) {
+      throw new IllegalStateException(
+          String.format(
+              Locale.ROOT,
+              "%s is wrong on %s: max abs error %.3g at flat index %d (got %s, expected %s)",
+              who,
+              workload,
+              worst,
+              worstAt,
+              got[worstAt],
+              expected[worstAt]));
+    }
+  }
+
+  private static float[] uniform(Random random, int count, float lo, float hi) {
+    float[] a = new float[count];
+    for (int i = 0; i < count; i++) {
+      a[i] = lo + (hi - lo) * random.nextFloat();
+    }
+    return a;
+  }
+
+  /** The results as a JSON list of {@code {workload, fused, ours_us, ort_us, java_us}}. */
+  public static String toJson(List<Result> results) {
+    List<Object> list = new ArrayList<>();
+    for (Result r : results) {
+      Map<String, Object> o = new LinkedHashMap<>();
+      o.put("workload", r.workload());
+      o.put("fused", r.fused());
+      o.put("ours_us", round(r.oursUs()));
+      o.put("ort_us", round(r.ortUs()));
+      o.put("java_us", round(r.javaUs()));
+      list.add(o);
+    }
+    return Json.write(list);
+  }
+
+  private static Double round(Double us) {
+    // Tenths of a microsecond: finer digits are noise.
+    return us == null ? null : Math.round(us * 10) / 10.0;
+  }
+
+  private static final String ROW_FORMAT = "%-30s %-5s %10s %10s %12s %9s";
+
+  /** A fixed-width table of the results with a header line. */
+  public static String table(List<Result> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(
+            String.format(
+                Locale.ROOT,
+                ROW_FORMAT,
+                "workload",
+                "fused",
+                "ours_us",
+                "ort_us",
+                "java_us",
+                "ort/ours"))
+        .append('\n');
+    for (Result r : results) {
+      sb.append(row(r)).append('\n');
+    }
+    return sb.toString();
+  }
+
+  private static String row(Result r) {
+    return String.format(
+        Locale.ROOT,
+        ROW_FORMAT,
+        r.workload(),
+        r.fused() ? "yes" : "no",
+        fmt(r.oursUs(), "%.1f"),
+        fmt(r.ortUs(), "%.1f"),
+        fmt(r.javaUs(), "%.1f"),
+        fmt(r.ortOverOurs(), "%.2fx"));
+  }
+
+  private static String fmt(Double value, String format) {
+    return value == null ? "-" : String.format(Locale.ROOT, format, value);
+  }
+
+  /** Geometric means of ort/ours (and, for scale, java/ort), plain and fused separately. */
+  public static String summary(List<Result> results) {
+    StringBuilder sb = new StringBuilder();
+    for (boolean fused : new boolean[] {false, true}) {
+      List<Double> ortOverOurs = new ArrayList<>();
+      List<Double> javaOverOrt = new ArrayList<>();
+      for (Result r : results) {
+        if (r.fused() != fused) {
+          continue;
+        }
+        if (r.ortOverOurs() != null) {
+          ortOverOurs.add(r.ortOverOurs());
+        }
+        if (r.javaUs() != null && r.ortUs() != null) {
+          javaOverOrt.add(r.javaUs() / r.ortUs());
+        }
+      }
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "%s: geomean ort/ours = %s over %d workloads; geomean java/ort = %s%n",
+              fused ? "fused" : "plain",
+              fmt(geomean(ortOverOurs), "%.2fx"),
+              ortOverOurs.size(),
+              fmt(geomean(javaOverOrt), "%.2fx")));
+    }
+    return sb.toString().stripTrailing();
+  }
+
+  /** Geometric mean, or null of an empty list. */
+  static Double geomean(List<Double> values) {
+    if (values.isEmpty()) {
+      return null;
+    }
+    double logSum = 0;
+    for (double v : values) {
+      logSum += Math.log(v);
+    }
+    return Math.exp(logSum / values.size());
+  }
+
+  private static String argValue(String[] args, int i, String option) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return args[i];
+  }
+
+  private static void writeFile(Path path, String text) throws IOException {
+    Path parent = path.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Files.writeString(path, text);
+  }
+}
