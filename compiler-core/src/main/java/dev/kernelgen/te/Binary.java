@@ -8,34 +8,31 @@ import dev.kernelgen.diag.UserError;
  */
 public record Binary(BinOp op, Expr a, Expr b) implements Expr {
   public Binary {
-    UserError.check(
-        a.dtype() == b.dtype(),
-        "dtype mismatch: %s (%s) %s %s (%s)",
-        a.show(),
-        a.dtype(),
-        op.symbol(),
-        b.show(),
-        b.dtype());
+    // Checked without building messages first: this constructor is on every hot path.
+    if (a.dtype() != b.dtype()) {
+      throw new UserError(
+          String.format(
+              "dtype mismatch: %s (%s) %s %s (%s)",
+              a.show(), a.dtype(), op.symbol(), b.show(), b.dtype()));
+    }
+    String problem = null;
     if (op.isLogical()) {
-      UserError.check(
-          a.dtype().isBool(),
-          "%s needs bool operands, got %s: %s",
-          op.symbol(),
-          a.dtype(),
-          a.show());
+      if (!a.dtype().isBool()) {
+        problem = op.symbol() + " needs bool operands, got " + a.dtype();
+      }
     } else if (op == BinOp.DIV) {
-      UserError.check(
-          a.dtype().isFloat(),
-          "'/' on %s operands (%s / %s): use floordiv for integer division",
-          a.dtype(),
-          a.show(),
-          b.show());
+      if (!a.dtype().isFloat()) {
+        problem = "'/' on " + a.dtype() + " operands: use floordiv for integer division";
+      }
     } else if (op == BinOp.FLOOR_DIV || op == BinOp.FLOOR_MOD) {
-      UserError.check(
-          a.dtype().isInt(), "%s needs integer operands, got %s", op.symbol(), a.dtype());
-    } else if (!op.isComparison() || (op != BinOp.EQ && op != BinOp.NE)) {
-      UserError.check(
-          !a.dtype().isBool(), "%s is not defined on bool operands: %s", op.symbol(), a.show());
+      if (!a.dtype().isInt()) {
+        problem = op.symbol() + " needs integer operands, got " + a.dtype();
+      }
+    } else if ((op != BinOp.EQ && op != BinOp.NE) && a.dtype().isBool()) {
+      problem = op.symbol() + " is not defined on bool operands";
+    }
+    if (problem != null) {
+      throw new UserError(problem + ": " + a.show() + " " + op.symbol() + " " + b.show());
     }
   }
 

@@ -5,18 +5,16 @@ import dev.kernelgen.diag.UserError;
 /** {@code cond ? trueValue : falseValue}; both branches may be evaluated. */
 public record Select(Expr cond, Expr trueValue, Expr falseValue) implements Expr {
   public Select {
-    UserError.check(
-        cond.dtype().isBool(),
-        "select needs a bool condition, got %s: %s",
-        cond.dtype(),
-        cond.show());
-    UserError.check(
-        trueValue.dtype() == falseValue.dtype(),
-        "dtype mismatch in select: %s (%s) vs %s (%s)",
-        trueValue.dtype(),
-        trueValue.show(),
-        falseValue.dtype(),
-        falseValue.show());
+    if (!cond.dtype().isBool()) {
+      throw new UserError(
+          "select needs a bool condition, got " + cond.dtype() + ": " + cond.show());
+    }
+    if (trueValue.dtype() != falseValue.dtype()) {
+      throw new UserError(
+          String.format(
+              "dtype mismatch in select: %s (%s) vs %s (%s)",
+              trueValue.dtype(), trueValue.show(), falseValue.dtype(), falseValue.show()));
+    }
   }
 
   @Override

@@ -7,23 +7,24 @@ import java.util.List;
 public record TensorRead(Tensor tensor, List<Expr> indices) implements Expr {
   public TensorRead {
     indices = List.copyOf(indices);
-    UserError.check(
-        indices.size() == tensor.ndim(),
-        "tensor '%s' has %d dims, but is read with %d indices: %s%s",
-        tensor.name(),
-        tensor.ndim(),
-        indices.size(),
-        tensor.name(),
-        indices.stream().map(Expr::show).toList());
+    if (indices.size() != tensor.ndim()) {
+      throw new UserError(
+          String.format(
+              "tensor '%s' has %d dims, but is read with %d indices: %s%s",
+              tensor.name(),
+              tensor.ndim(),
+              indices.size(),
+              tensor.name(),
+              indices.stream().map(Expr::show).toList()));
+    }
     for (int d = 0; d < indices.size(); d++) {
       Expr i = indices.get(d);
-      UserError.check(
-          i.dtype().isInt(),
-          "tensor '%s' is read at dim %d with a %s index: %s",
-          tensor.name(),
-          d,
-          i.dtype(),
-          i.show());
+      if (!i.dtype().isInt()) {
+        throw new UserError(
+            String.format(
+                "tensor '%s' is read at dim %d with a %s index: %s",
+                tensor.name(), d, i.dtype(), i.show()));
+      }
     }
   }
 

@@ -44,7 +44,9 @@ public final class CKernels implements AutoCloseable {
     }
     lib.toFile().deleteOnExit();
     NativeToolchain.fromEnvironment().compileSharedLibrary(source, lib);
-    SymbolLookup lookup = SymbolLookup.libraryLookup(lib, arena);
+    // Never unloaded: a library built with OpenMP pulls in libgomp, whose idle worker threads
+    // would crash if it were unmapped (dlclose) under them.
+    SymbolLookup lookup = SymbolLookup.libraryLookup(lib, Arena.global());
     Linker linker = Linker.nativeLinker();
     for (PrimFunc f : funcs) {
       List<MemoryLayout> args = new ArrayList<>();

@@ -1,0 +1,33 @@
+package dev.kernelgen.topi;
+
+import static dev.kernelgen.te.TE.*;
+
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.testing.Check;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class DepthwiseTest {
+  @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
+  @CsvSource({
+    "1, 8, 23, 17, 3, 1, 1, SAME",
+    "2, 4, 23, 17, 3, 2, 2, SAME",
+    "1, 4, 21, 21, 5, 1, 1, VALID",
+    "1, 4, 16, 16, 3, 2, 1, SAME",
+  })
+  void cpuScheduleMatchesTheOracle(
+      int n, int c, int h, int w, int k, int m, int stride, String pad) {
+    Tensor in = placeholder("Input", FLOAT32, n, c, h, w);
+    Tensor f = placeholder("Filter", FLOAT32, c, m, k, k);
+    Tensor scale = placeholder("Scale", FLOAT32, c * m);
+    Tensor shift = placeholder("Shift", FLOAT32, c * m);
+    Padding p = Padding.of(pad, h, w, k, k, stride, stride, 1);
+    Tensor conv = Nn.depthwiseConv2dNchw(in, f, stride, stride, p, 1);
+    Check.check(DepthwiseSchedules.cpu(conv, conv, 8), Map.of());
+    Tensor fused = Nn.relu(Nn.scaleShift(conv, scale, shift));
+    Check.check(DepthwiseSchedules.cpu(conv, fused, 8), Map.of());
+    Check.check(Schedule.create(fused), Map.of());
+  }
+}
