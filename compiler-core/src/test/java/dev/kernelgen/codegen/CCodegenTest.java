@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.Cast;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
@@ -21,6 +22,7 @@ import dev.kernelgen.tir.Barrier;
 import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.IfThenElse;
 import dev.kernelgen.tir.MemoryScope;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.ProducerStore;
@@ -72,8 +74,8 @@ class CCodegenTest {
   @Test
   void runsVectorAddLikeAJavaLoop() {
     PrimFunc f = Fixtures.vadd();
-    try (CKernels k = CKernels.load(List.of(f));
-        Arena arena = Arena.ofConfined()) {
+    CKernels k = CKernels.load(List.of(f));
+    try (Arena arena = Arena.ofConfined()) {
       for (int n : new int[] {0, 5, 8, 1003}) {
         Random rnd = new Random(n);
         MemorySegment a = randomFloats(arena, n, rnd);
@@ -92,8 +94,8 @@ class CCodegenTest {
   void floorDivisionAndModuloFollowFloorSemanticsForNegativeOperands() {
     PrimFunc f = Fixtures.floorDivMod();
     int n = 2000;
-    try (CKernels k = CKernels.load(List.of(f));
-        Arena arena = Arena.ofConfined()) {
+    CKernels k = CKernels.load(List.of(f));
+    try (Arena arena = Arena.ofConfined()) {
       Random rnd = new Random(42);
       MemorySegment x = arena.allocate(JAVA_INT, n);
       MemorySegment y = arena.allocate(JAVA_INT, n);
@@ -125,8 +127,8 @@ class CCodegenTest {
   void runsGpuScheduledIrSeriallyWhenBarriersAreOutsideTheThreadLoops() {
     PrimFunc f = Fixtures.reverseBlocks();
     int n = 1024;
-    try (CKernels k = CKernels.load(List.of(f));
-        Arena arena = Arena.ofConfined()) {
+    CKernels k = CKernels.load(List.of(f));
+    try (Arena arena = Arena.ofConfined()) {
       MemorySegment a = randomFloats(arena, n, new Random(1));
       MemorySegment b = arena.allocate(JAVA_FLOAT, n);
       k.invoke("reverse_blocks", List.of(a, b), n);
@@ -169,8 +171,8 @@ class CCodegenTest {
     String src = CCodegen.generate(List.of(f), "m");
     assertThat(src).contains("kg_alloc((size_t)n * 4)").contains("free(tmp);");
     int len = 777;
-    try (CKernels k = CKernels.load(src, List.of(f));
-        Arena arena = Arena.ofConfined()) {
+    CKernels k = CKernels.load(src, List.of(f));
+    try (Arena arena = Arena.ofConfined()) {
       MemorySegment in = arena.allocate(JAVA_FLOAT, len);
       Random rnd = new Random(7);
       for (int x = 0; x < len; x++) {
@@ -215,7 +217,11 @@ class CCodegenTest {
                 ForKind.UNROLLED,
                 null,
                 List.of(),
-                new Store(a, i, FloatImm.f64(Double.POSITIVE_INFINITY))));
+                new IfThenElse(
+                    Cast.of(DType.BOOL, u).not(),
+                    new Store(a, i, FloatImm.f64(Double.POSITIVE_INFINITY)),
+                    new Store(
+                        a, i, TE.cast(DType.FLOAT64, i.floormod(IntImm.of(DType.INT64, -3)))))));
     String src = CCodegen.generate(List.of(new PrimFunc("k", List.of(a), List.of(n), body)), "m");
     assertThat(src)
         .contains(
@@ -224,7 +230,11 @@ class CCodegenTest {
               for (int64_t i = (int64_t)0; i < n; ++i) {
                 #pragma GCC unroll 4
                 for (int32_t u = 2; u < 6; ++u) {
-                  A[i] = (double)INFINITY;
+                  if (!(u != 0)) {
+                    A[i] = (double)INFINITY;
+                  } else {
+                    A[i] = ((double)kg_floormod_i64(i, ((int64_t)-3)));
+                  }
                 }
               }
             """);

@@ -26,10 +26,12 @@ import java.util.Map;
 /**
  * Generated C kernels compiled with {@link NativeToolchain} into a temporary shared library and
  * called through FFM downcall handles: buffers as addresses, symbolic dims as int or long per their
- * dtype. Close it to unload the library.
+ * dtype.
+ *
+ * <p>Libraries stay loaded until the JVM exits: a library built with {@code -fopenmp} must never be
+ * unloaded (dlclose) while OpenMP's worker threads live, or they crash in unmapped code.
  */
-public final class CKernels implements AutoCloseable {
-  private final Arena arena = Arena.ofShared();
+public final class CKernels {
   private final Map<String, PrimFunc> funcs = new LinkedHashMap<>();
   private final Map<String, MethodHandle> handles = new LinkedHashMap<>();
   private final String source;
@@ -44,8 +46,6 @@ public final class CKernels implements AutoCloseable {
     }
     lib.toFile().deleteOnExit();
     NativeToolchain.fromEnvironment().compileSharedLibrary(source, lib);
-    // Never unloaded: a library built with OpenMP pulls in libgomp, whose idle worker threads
-    // would crash if it were unmapped (dlclose) under them.
     SymbolLookup lookup = SymbolLookup.libraryLookup(lib, Arena.global());
     Linker linker = Linker.nativeLinker();
     for (PrimFunc f : funcs) {
@@ -121,10 +121,5 @@ public final class CKernels implements AutoCloseable {
     } catch (Throwable t) {
       throw new RuntimeException(t);
     }
-  }
-
-  @Override
-  public void close() {
-    arena.close();
   }
 }
