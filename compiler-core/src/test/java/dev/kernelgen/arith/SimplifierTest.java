@@ -170,6 +170,34 @@ class SimplifierTest {
   }
 
   @Test
+  void keepsSumsWhoseConstantsOverflowInt32() {
+    check(x.add(Integer.MAX_VALUE).add(1), "((x + 2147483647) + 1)");
+    check(x.mul(65536).mul(65536), "((x * 65536) * 65536)");
+    check(x.add(Integer.MAX_VALUE).sub(1), x.add(Integer.MAX_VALUE - 1));
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(10)
+  void handlesLargeExpressions() {
+    Var[] vs = new Var[100];
+    Expr sum = c(0);
+    for (int k = 0; k < vs.length; k++) {
+      vs[k] = new Var("v" + k);
+      sum = sum.add(vs[k].mul(k + 1));
+    }
+    Expr diff = sum;
+    for (int k = vs.length - 1; k >= 0; k--) {
+      diff = diff.sub(vs[k].mul(k + 1));
+    }
+    check(diff, c(0));
+    Expr nested = x;
+    for (int k = 0; k < 60; k++) {
+      nested = nested.add(1).floordiv(2).min(y.add(k)).max(c(-k));
+    }
+    assertThat(Simplifier.simplify(nested)).isNotNull();
+  }
+
+  @Test
   void worksOnInt64() {
     Var l = new Var("l", DType.INT64);
     Expr e = l.add(IntImm.of(DType.INT64, 4)).sub(l);
