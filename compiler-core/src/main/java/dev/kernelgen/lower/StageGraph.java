@@ -56,6 +56,18 @@ final class StageGraph {
       }
     }
     for (Stage s : g.stages) {
+      if (s.attachType() == AttachType.SCOPE && g.stages.contains(s.attachStage())) {
+        UserError.check(
+            !g.reads(s.attachStage(), s.tensor()).isEmpty()
+                || g.readers(s).stream().allMatch(r -> g.nestedIn(r, s.attachStage())),
+            "compute_at of '%s' into '%s': '%s' reads it only through stages that are not"
+                + " inlined (%s); inline them or compute '%s' at one of them",
+            s.name(),
+            s.attachStage().name(),
+            s.attachStage().name(),
+            g.readers(s).stream().map(Stage::name).toList(),
+            s.name());
+      }
       if (s.attachType() == AttachType.SCOPE) {
         UserError.check(
             g.stages.contains(s.attachStage()),
@@ -87,6 +99,16 @@ final class StageGraph {
         return m;
       }
     }.mutate(body);
+  }
+
+  /** Whether {@code s} is computed inside a loop of {@code parent}, directly or transitively. */
+  boolean nestedIn(Stage s, Stage parent) {
+    for (Stage p = s.attachStage(); p != null; p = p.attachStage()) {
+      if (p == parent) {
+        return true;
+      }
+    }
+    return false;
   }
 
   Expr body(Stage s) {

@@ -132,6 +132,16 @@ public final class Schedule {
     return found[0];
   }
 
+  /** Whether {@code consumer} reads {@code producer}, directly or through other stages. */
+  boolean dependsOn(Stage consumer, Stage producer) {
+    for (Stage r : readers(producer)) {
+      if (r == consumer || dependsOn(consumer, r)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   Stage ownerOf(IterVar iv) {
     for (Stage s : stages) {
       if (s.owns(iv)) {

@@ -303,7 +303,7 @@ public final class Stage {
         parent.name(),
         parent.leafIterVars);
     UserError.check(
-        schedule.readers(this).contains(parent),
+        schedule.dependsOn(parent, this),
         "compute_at of '%s' into stage '%s', which does not consume it (its consumers: %s)",
         name(),
         parent.name(),

@@ -98,9 +98,8 @@ public final class Check {
     switch (b) {
       case IR -> IRInterpreter.run(f, buffers, dims);
       case C -> {
-        try (CKernels k = CKernels.load(List.of(f))) {
-          k.invoke(f.name(), buffers.stream().map(NDArray::segment).toList(), scalars);
-        }
+        CKernels k = CKernels.load(List.of(f));
+        k.invoke(f.name(), buffers.stream().map(NDArray::segment).toList(), scalars);
       }
       case JAVA -> {
         String cls = "Gen" + f.name();
