@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# CPU benchmark of depthwise convolution: ONNX Runtime, plain Java loops and (when an OursKernel
+# is registered) kernelgen's kernels. Usage: bench/cpu.sh [OUT_JSON] [CpuBench options...]
+#   OUT_JSON defaults to bench/results/cpu-latest.json; options: --only TEXT, --quick, --seed FILE.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
+  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+out=bench/results/cpu-latest.json
+if [[ $# -gt 0 && $1 != --* ]]; then
+  out=$1
+  shift
+fi
+
+module=samples/cpu-bench
+./mvnw -q -pl "$module" -am compile >/dev/null
+cp_file=$PWD/$module/target/classpath.txt
+./mvnw -q -pl "$module" dependency:build-classpath -Dmdep.outputFile="$cp_file" \
+  -Dmdep.includeScope=runtime >/dev/null
+
+# The 32-batch workload keeps several 300 MB tensors alive at once.
+exec "$JAVA" --enable-native-access=ALL-UNNAMED -Xmx8g \
+  -cp "$module/target/classes:$(cat "$cp_file")" \
+  dev.kernelgen.bench.CpuBench "$@" "$out"
