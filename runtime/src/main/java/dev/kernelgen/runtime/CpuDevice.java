@@ -61,7 +61,14 @@ public final class CpuDevice implements Device {
     if (!(binary instanceof KernelBinary.C c)) {
       throw new DeviceException(name() + " runs C kernels, not " + describe(binary));
     }
-    Path file = cache.extract(c.sharedLibrary());
+    byte[] lib = c.sharedLibrary();
+    if (isLinux()
+        && !(lib.length > 4 && lib[0] == 0x7f && lib[1] == 'E' && lib[2] == 'L' && lib[3] == 'F')) {
+      // Caught before dlopen, which would fail less clearly (and make the JVM warn about stacks).
+      throw new DeviceException(
+          name() + ": cannot load C kernel library " + c.name() + ": not an ELF shared library");
+    }
+    Path file = cache.extract(lib);
     Arena arena = Arena.ofShared();
     try {
       SymbolLookup lookup = SymbolLookup.libraryLookup(file, arena);
@@ -96,6 +103,10 @@ public final class CpuDevice implements Device {
   @Override
   public String toString() {
     return name();
+  }
+
+  private static boolean isLinux() {
+    return System.getProperty("os.name", "").startsWith("Linux");
   }
 
   static String describe(KernelBinary b) {
