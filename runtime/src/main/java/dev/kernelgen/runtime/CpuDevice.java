@@ -69,12 +69,13 @@ public final class CpuDevice implements Device {
           name() + ": cannot load C kernel library " + c.name() + ": not an ELF shared library");
     }
     Path file = cache.extract(lib);
-    Arena arena = Arena.ofShared();
+    // Loaded for the life of the process, never unloaded: kernels built with OpenMP pull in
+    // libgomp, whose idle worker threads crash if the library is unmapped (dlclose) under them.
+    Arena arena = Arena.global();
     try {
       SymbolLookup lookup = SymbolLookup.libraryLookup(file, arena);
       return new CModule(c.name(), file, arena, lookup);
     } catch (IllegalArgumentException e) {
-      arena.close();
       throw new DeviceException(
           name()
               + ": cannot load C kernel library "
@@ -189,10 +190,9 @@ public final class CpuDevice implements Device {
       return new CFunction(kernel, signature, handle);
     }
 
+    /** The library stays loaded (see {@link CpuDevice#loadModule}); the module is released. */
     @Override
-    public void close() {
-      arena.close();
-    }
+    public void close() {}
   }
 
   /** A C kernel: one downcall handle, built once from the signature. */
