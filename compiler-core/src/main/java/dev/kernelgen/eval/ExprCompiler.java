@@ -235,42 +235,8 @@ abstract class ExprCompiler {
     return LinearForm.of(linear(e), e.dtype() == DType.INT32);
   }
 
+  /** A product of two non-constant operands (products with constants are linear forms). */
   private static LongNode mul(LongNode a, LongNode b, boolean w) {
-    if (a instanceof LongNode.Const && !(b instanceof LongNode.Const)) {
-      return mul(b, a, w);
-    }
-    if (b instanceof LongNode.Const k) {
-      long c = k.value;
-      if (a instanceof LongNode.Slot s) {
-        int slot = s.slot;
-        return w
-            ? new LongNode() {
-              @Override
-              long eval(Frame f) {
-                return (int) (f.ints[slot] * c);
-              }
-            }
-            : new LongNode() {
-              @Override
-              long eval(Frame f) {
-                return f.ints[slot] * c;
-              }
-            };
-      }
-      return w
-          ? new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return (int) (a.eval(f) * c);
-            }
-          }
-          : new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return a.eval(f) * c;
-            }
-          };
-    }
     return w
         ? new LongNode() {
           @Override
