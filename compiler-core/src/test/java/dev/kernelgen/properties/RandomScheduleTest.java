@@ -40,9 +40,9 @@ import org.junit.jupiter.api.Test;
  * accepted. Seeds are fixed: a failure names the seed and prints the schedule's trace.
  */
 class RandomScheduleTest {
-  private static final int CASES = 200;
+  private static final int CASES = 400;
   private static final int C_CASES = 10;
-  private static final int JAVA_CASES = 4;
+  private static final int JAVA_CASES = 5;
   private static final double TOL = 1e-4;
 
   /** An operator: its outputs, its parameters in order, values of its symbolic dims. */

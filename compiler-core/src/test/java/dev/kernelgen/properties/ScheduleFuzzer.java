@@ -178,6 +178,17 @@ final class ScheduleFuzzer {
     if (!attached && !outermost.isReduce() && rnd.nextInt(3) == 0) {
       st.parallel(outermost);
     }
+    // Thread bindings run serially on CPU targets; virtual threads are unrolled.
+    if (rnd.nextInt(6) == 0) {
+      List<String> tags = new ArrayList<>(dev.kernelgen.schedule.ThreadTag.ALL);
+      Collections.shuffle(tags, rnd);
+      for (int k = 0; k < 2; k++) {
+        IterVar iv = pick(leaves);
+        if (!iv.isReduce() && st.attr(iv).kind() == dev.kernelgen.tir.ForKind.SERIAL) {
+          st.bind(iv, tags.get(k));
+        }
+      }
+    }
     // A pragma only on a plain loop: C puts user pragmas after the omp ones, which breaks a
     // parallel or simd loop (a codegen limitation, reported separately).
     IterVar p = pick(leaves);
