@@ -8,6 +8,7 @@ import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Load;
@@ -17,12 +18,14 @@ import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.LetStmt;
 import dev.kernelgen.tir.MemoryScope;
 import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -485,7 +488,7 @@ class PassIrTest {
             IntImm.of(2),
             Seq.of(
                 For.serial(x, IntImm.of(0), IntImm.of(2), new Store(t, x, Load.of(a, u))),
-                new dev.kernelgen.tir.LetStmt(
+                new LetStmt(
                     y,
                     u,
                     new Store(out, y, Load.of(t, IntImm.of(0)).add(Load.of(t, IntImm.of(1)))))));
@@ -516,16 +519,16 @@ class PassIrTest {
         Out[y] = (T[0] + T[1])
         """);
     // The printed names repeat; the definitions must not.
-    Set<Object> defined = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<Object> defined = Collections.newSetFromMap(new IdentityHashMap<>());
     List<Object> all = new ArrayList<>();
-    Set<Buffer> storedTo = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-    Set<Buffer> loadedFrom = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<Buffer> storedTo = Collections.newSetFromMap(new IdentityHashMap<>());
+    Set<Buffer> loadedFrom = Collections.newSetFromMap(new IdentityHashMap<>());
     new StmtVisitor() {
       @Override
       public void visit(Stmt s) {
         switch (s) {
           case For f -> all.add(f.loopVar());
-          case dev.kernelgen.tir.LetStmt l -> all.add(l.var());
+          case LetStmt l -> all.add(l.var());
           case Allocate al -> all.add(al.buffer());
           case Store st -> {
             if (st.buffer().scope() == MemoryScope.LOCAL) {
@@ -557,7 +560,7 @@ class PassIrTest {
     Buffer out = new Buffer("Out", FLOAT32, MemoryScope.GLOBAL, List.of(IntImm.of(100)));
     Var x = new Var("x", INT32);
     Var n = new Var("n", INT32);
-    Stmt store = new Store(out, x, dev.kernelgen.te.FloatImm.f32(1));
+    Stmt store = new Store(out, x, FloatImm.f32(1));
     Stmt longLoop =
         new For(x, IntImm.of(0), IntImm.of(100), ForKind.UNROLLED, null, List.of(), store);
     Stmt symbolic = new For(x, IntImm.of(0), n, ForKind.UNROLLED, null, List.of(), store);
@@ -629,7 +632,7 @@ class PassIrTest {
             ForKind.VTHREAD,
             ThreadTag.VTHREAD,
             List.of(),
-            new Store(out, v, dev.kernelgen.te.FloatImm.f32(1)));
+            new Store(out, v, FloatImm.f32(1)));
     checkPass(
         "inject_virtual_thread",
         input,

@@ -18,6 +18,7 @@ import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.CKernels;
 import dev.kernelgen.testing.Check;
 import dev.kernelgen.testing.JavaSourceCompiler;
+import dev.kernelgen.tir.IRPrinter;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
@@ -319,6 +320,6 @@ class RandomScheduleTest {
         + what
         + "\nschedule:\n"
         + trace
-        + (f == null ? "" : "\nlowered:\n" + dev.kernelgen.tir.IRPrinter.print(f));
+        + (f == null ? "" : "\nlowered:\n" + IRPrinter.print(f));
   }
 }

@@ -3,7 +3,9 @@ package dev.kernelgen.properties;
 import dev.kernelgen.schedule.AttachType;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.IterVar;
+import dev.kernelgen.tir.ForKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -180,11 +182,11 @@ final class ScheduleFuzzer {
     }
     // Thread bindings run serially on CPU targets; virtual threads are unrolled.
     if (rnd.nextInt(6) == 0) {
-      List<String> tags = new ArrayList<>(dev.kernelgen.schedule.ThreadTag.ALL);
+      List<String> tags = new ArrayList<>(ThreadTag.ALL);
       Collections.shuffle(tags, rnd);
       for (int k = 0; k < 2; k++) {
         IterVar iv = pick(leaves);
-        if (!iv.isReduce() && st.attr(iv).kind() == dev.kernelgen.tir.ForKind.SERIAL) {
+        if (!iv.isReduce() && st.attr(iv).kind() == ForKind.SERIAL) {
           st.bind(iv, tags.get(k));
         }
       }
@@ -192,7 +194,7 @@ final class ScheduleFuzzer {
     // A pragma only on a plain loop: C puts user pragmas after the omp ones, which breaks a
     // parallel or simd loop (a codegen limitation, reported separately).
     IterVar p = pick(leaves);
-    if (rnd.nextInt(8) == 0 && st.attr(p).kind() == dev.kernelgen.tir.ForKind.SERIAL) {
+    if (rnd.nextInt(8) == 0 && st.attr(p).kind() == ForKind.SERIAL) {
       st.pragma(p, "GCC unroll 2");
     }
   }
