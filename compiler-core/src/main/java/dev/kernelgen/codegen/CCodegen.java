@@ -1,5 +1,6 @@
 package dev.kernelgen.codegen;
 
+import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.IntImm;
@@ -140,6 +141,16 @@ public final class CCodegen extends CLikePrinter {
       // GPU-scheduled IR runs with its thread-bound loops one after the other.
       case SERIAL, THREAD_BINDING, VTHREAD -> {}
     }
+    // A loop takes one pragma in C: OpenMP's and GCC's each must stand directly before it.
+    UserError.check(
+        pragmas.isEmpty() || f.pragmas().isEmpty(),
+        "loop '%s' in %s is %s and also has pragma %s: in C a loop takes one pragma, so drop"
+            + " the pragma or the %s annotation",
+        f.loopVar().name(),
+        func.name(),
+        f.kind().keyword(),
+        f.pragmas(),
+        f.kind().keyword());
     pragmas.addAll(userPragmas(f));
     serialFor(f, pragmas);
   }

@@ -170,4 +170,16 @@ class IllegalScheduleTest {
         .isInstanceOf(UserError.class)
         .hasMessageContaining("compute_at of 'C' at axis 'i' of 'D': 'E' also reads it");
   }
+
+  @Test
+  void pragmaOnAParallelLoopInC() {
+    Tensor e = compute("E", shape(64, 8), (i, j) -> b.at(0, j).mul(2.0f));
+    Schedule s = Schedule.create(e);
+    s.stage(e).parallel(s.stage(e).axis(0));
+    s.stage(e).pragma(s.stage(e).axis(0), "GCC unroll 2");
+    var f = Lower.lower(s, "f", Target.C);
+    assertThatThrownBy(() -> dev.kernelgen.codegen.CCodegen.generate(List.of(f), "m"))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("loop 'i' in f is parallel and also has pragma [GCC unroll 2]");
+  }
 }

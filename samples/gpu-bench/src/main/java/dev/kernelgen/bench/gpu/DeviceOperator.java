@@ -47,28 +47,48 @@ public final class DeviceOperator implements AutoCloseable {
   private final Object[] scalarArgs;
   private final KernelModule loaded;
 
-  public DeviceOperator(
-      Device device, Schedule s, List<Tensor> args, String name, Map<Var, Long> dims) {
-    this.device = device;
-    Target target = device.target();
+  /** What compiling a scheduled operator for a target produced, before it is loaded. */
+  public record Compiled(
+      Target target,
+      SplitHostDevice.DeviceModule module,
+      List<Var> scalars,
+      String source,
+      KernelBinary binary) {}
+
+  /**
+   * Lowers, splits, prints and compiles {@code s} for {@code target}: no device is needed, so
+   * several can be compiled at once (nvcc runs as a separate process).
+   */
+  public static Compiled compile(Target target, Schedule s, List<Tensor> args, String name) {
     UserError.check(
         target == Target.CUDA || target == Target.OPENCL,
         "DeviceOperator runs on GPU devices, not %s",
         target);
     PrimFunc f = Lower.lower(s, name, args, target, null);
-    this.module = SplitHostDevice.split(f);
-    NativeToolchain tc = NativeToolchain.fromEnvironment();
-    KernelBinary binary;
+    SplitHostDevice.DeviceModule module = SplitHostDevice.split(f);
     if (target == Target.CUDA) {
-      source = CudaCodegen.generate(module.kernels(), name);
+      NativeToolchain tc = NativeToolchain.fromEnvironment();
+      String source = CudaCodegen.generate(module.kernels(), name);
       String ptx = tc.compilePtx(source, "compute_90");
       byte[] cubin = tc.compileCubin(source, "sm_90");
-      binary = new KernelBinary.Cuda(name, Map.of(90, cubin), ptx);
-    } else {
-      source = OpenClCodegen.generate(module.kernels(), name);
-      binary = new KernelBinary.OpenCl(name, source);
+      return new Compiled(
+          target, module, f.scalars(), source, new KernelBinary.Cuda(name, Map.of(90, cubin), ptx));
     }
-    this.loaded = device.loadModule(binary);
+    String source = OpenClCodegen.generate(module.kernels(), name);
+    return new Compiled(
+        target, module, f.scalars(), source, new KernelBinary.OpenCl(name, source));
+  }
+
+  public DeviceOperator(
+      Device device, Schedule s, List<Tensor> args, String name, Map<Var, Long> dims) {
+    this(device, compile(device.target(), s, args, name), dims);
+  }
+
+  public DeviceOperator(Device device, Compiled c, Map<Var, Long> dims) {
+    this.device = device;
+    this.source = c.source();
+    this.module = c.module();
+    this.loaded = device.loadModule(c.binary());
     for (PrimFunc k : module.kernels()) {
       List<KernelSignature.ParamKind> kinds = new ArrayList<>();
       k.params().forEach(b -> kinds.add(KernelSignature.ParamKind.POINTER));
@@ -92,7 +112,7 @@ public final class DeviceOperator implements AutoCloseable {
       temporaries.add(device.allocate(DataType.valueOf(b.dtype().name()), size));
     }
     List<Object> scalars = new ArrayList<>();
-    for (Var v : f.scalars()) {
+    for (Var v : c.scalars()) {
       long x = dims.get(v);
       scalars.add(v.dtype() == DType.INT64 ? (Object) x : (Object) (int) x);
     }

@@ -66,14 +66,51 @@ public final class GpuBench {
     report.put("results", results);
     List<Workload> workloads =
         quick ? List.of(Workload.of(1, 8, 21, 21, 1, 3, 1, Padding.SAME)) : Workloads.all();
+    // The article's last step, thread tuning by search, over a small space of blockings, thread
+    // pairs and virtual threads: every candidate compiled at once, then each timed on the GPU.
+    long searchStart = System.nanoTime();
+    Map<Job, DeviceOperator.Compiled> compiled = new java.util.concurrent.ConcurrentHashMap<>();
+    List<Job> jobs = new ArrayList<>();
+    for (Workload w : workloads) {
+      for (boolean fused : new boolean[] {false, true}) {
+        for (GpuConfig k : space(w, quick)) {
+          jobs.add(new Job(w, fused, k));
+        }
+      }
+    }
+    compileAll(device, jobs, compiled);
     System.out.printf(
-        "%-30s %-6s %10s %10s %9s  %s%n",
-        "workload", "fused", "ours_us", "ours_gpu", "GB/s", "config");
+        "compiled %d candidate kernels in %.1f s%n", jobs.size(), (System.nanoTime() - searchStart) / 1e9);
+    System.out.printf(
+        "%-30s %-6s %9s %9s %9s %9s %8s  %s%n",
+        "workload", "fused", "seed_us", "seed_gpu", "ours_us", "ours_gpu", "GB/s", "best config");
     for (Workload w : workloads) {
       for (boolean fused : new boolean[] {false, true}) {
         Map<String, Object> r;
         try {
-          r = measure(device, w, fused, GpuConfig.seed());
+          long t0 = System.nanoTime();
+          GpuConfig best = null;
+          double bestUs = Double.MAX_VALUE;
+          List<Object> tried = new ArrayList<>();
+          for (GpuConfig k : space(w, quick)) {
+            DeviceOperator.Compiled c = compiled.get(new Job(w, fused, k));
+            if (c == null) {
+              continue;
+            }
+            double us = quickGpuTime(device, w, fused, c);
+            tried.add(List.of(k.toString(), round(us)));
+            if (us < bestUs) {
+              bestUs = us;
+              best = k;
+            }
+          }
+          Map<String, Object> seed = measure(device, w, fused, GpuConfig.seed(), compiled.get(new Job(w, fused, GpuConfig.seed())));
+          r = measure(device, w, fused, best, compiled.get(new Job(w, fused, best)));
+          r.put("seed_config", GpuConfig.seed().toString());
+          r.put("seed_us", seed.get("ours_us"));
+          r.put("seed_gpu_us", seed.get("ours_gpu_us"));
+          r.put("search", tried);
+          r.put("search_s", round((System.nanoTime() - t0) / 1e9));
         } catch (RuntimeException e) {
           // One broken workload is reported, and the run goes on.
           e.printStackTrace();
@@ -84,13 +121,9 @@ public final class GpuBench {
         }
         results.add(r);
         System.out.printf(
-            "%-30s %-6s %10.2f %10.2f %9.1f  %s%n",
-            w.name(),
-            fused,
-            r.get("ours_us"),
-            r.get("ours_gpu_us"),
-            r.get("ours_gbps"),
-            r.get("config"));
+            "%-30s %-6s %9s %9s %9s %9s %8s  %s%n",
+            w.name(), fused, r.get("seed_us"), r.get("seed_gpu_us"), r.get("ours_us"),
+            r.get("ours_gpu_us"), r.get("ours_gbps"), r.get("config"));
         write(out, report);
       }
     }
@@ -150,10 +183,19 @@ public final class GpuBench {
     double best = Double.MAX_VALUE;
     String bestPair = null;
     System.out.println("thread pairs (y, x) on " + w.name() + ": GPU time us");
+    List<Job> jobs = new ArrayList<>();
+    for (int ty = 1; ty <= 32; ty *= 2) {
+      for (int tx = 1; tx <= 32; tx *= 2) {
+        jobs.add(new Job(w, false, new GpuConfig(32, 32, ty, tx, 1, 1)));
+      }
+    }
+    Map<Job, DeviceOperator.Compiled> compiled = new java.util.concurrent.ConcurrentHashMap<>();
+    compileAll(device, jobs, compiled);
     for (int ty = 1; ty <= 32; ty *= 2) {
       StringBuilder line = new StringBuilder(String.format("  y=%2d:", ty));
       for (int tx = 1; tx <= 32; tx *= 2) {
-        Map<String, Object> r = measure(device, w, false, new GpuConfig(32, 32, ty, tx, 1, 1));
+        GpuConfig k = new GpuConfig(32, 32, ty, tx, 1, 1);
+        Map<String, Object> r = measure(device, w, false, k, compiled.get(new Job(w, false, k)));
         double us = (Double) r.get("ours_gpu_us");
         rows.add(List.of(ty, tx, us));
         line.append(String.format(" %7.2f", us));
@@ -175,9 +217,18 @@ public final class GpuBench {
 
   /** Checks one workload's kernel against the plain Java loop, then times it. */
   static Map<String, Object> measure(Device device, Workload w, boolean fused, GpuConfig k) {
+    return measure(device, w, fused, k, null);
+  }
+
+  static Map<String, Object> measure(
+      Device device, Workload w, boolean fused, GpuConfig k, DeviceOperator.Compiled pre) {
     SeedSchedules s = SeedSchedules.of(w);
-    Schedule sched = fused ? s.fused(k) : s.plain(k);
     List<Tensor> args = fused ? s.fusedArgs() : s.plainArgs();
+    DeviceOperator.Compiled c =
+        pre != null
+            ? pre
+            : DeviceOperator.compile(
+                device.target(), fused ? s.fused(k) : s.plain(k), args, fused ? "fused" : "plain");
     Random random = new Random(42);
     float[] in = uniform(random, w.inputSize(), -1, 1);
     float[] filter = uniform(random, w.filterSize(), -1, 1);
@@ -272,6 +323,71 @@ public final class GpuBench {
         best = Math.min(best, t.elapsedMillis() * 1e3 / GRAPH_LAUNCHES);
       }
       return best;
+    }
+  }
+
+  /** One candidate of the search: a workload, plain or fused, with a configuration. */
+  record Job(Workload w, boolean fused, GpuConfig k) {}
+
+  /** The configurations searched for a workload: blockings, thread pairs, virtual threads. */
+  static List<GpuConfig> space(Workload w, boolean quick) {
+    List<GpuConfig> out = new ArrayList<>();
+    out.add(GpuConfig.seed());
+    int[][] threads = {{8, 8}, {16, 16}, {16, 32}, {32, 16}, {32, 32}, {8, 32}};
+    for (int[] t : threads) {
+      GpuConfig k = new GpuConfig(32, 32, t[0], t[1], 1, 1);
+      if (!out.contains(k)) {
+        out.add(k);
+      }
+    }
+    out.add(new GpuConfig(32, 32, 8, 8, 2, 2));
+    out.add(new GpuConfig(32, 32, 16, 16, 2, 1));
+    out.add(new GpuConfig(16, 16, 16, 16, 1, 1));
+    out.add(new GpuConfig(16, 32, 16, 32, 1, 1));
+    out.add(new GpuConfig(64, 32, 16, 32, 1, 1));
+    out.add(new GpuConfig(64, 64, 32, 32, 1, 1));
+    out.add(new GpuConfig(8, 32, 8, 32, 1, 1));
+    return quick ? out.subList(0, 3) : out;
+  }
+
+  /** Compiles the candidates in parallel (nvcc runs as separate processes). */
+  static void compileAll(Device device, List<Job> jobs, Map<Job, DeviceOperator.Compiled> into) {
+    int threads = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
+    try (var pool = java.util.concurrent.Executors.newFixedThreadPool(threads)) {
+      for (Job j : jobs) {
+        pool.submit(
+            () -> {
+              try {
+                SeedSchedules s = SeedSchedules.of(j.w());
+                into.put(
+                    j,
+                    DeviceOperator.compile(
+                        device.target(),
+                        j.fused() ? s.fused(j.k()) : s.plain(j.k()),
+                        j.fused() ? s.fusedArgs() : s.plainArgs(),
+                        j.fused() ? "fused" : "plain"));
+              } catch (RuntimeException e) {
+                System.out.println("candidate " + j + " failed to compile: " + e.getMessage());
+              }
+            });
+      }
+    }
+  }
+
+  /** The GPU time of one candidate, without checking its output (the winner is checked). */
+  private static double quickGpuTime(Device device, Workload w, boolean fused, DeviceOperator.Compiled c) {
+    List<DeviceBuffer> buffers = new ArrayList<>();
+    buffers.add(device.allocate(DataType.FLOAT32, w.inputSize()));
+    buffers.add(device.allocate(DataType.FLOAT32, w.filterSize()));
+    if (fused) {
+      buffers.add(device.allocate(DataType.FLOAT32, w.outChannels()));
+      buffers.add(device.allocate(DataType.FLOAT32, w.outChannels()));
+    }
+    buffers.add(device.allocate(DataType.FLOAT32, w.outputSize()));
+    try (DeviceOperator op = new DeviceOperator(device, c, Map.of())) {
+      return device instanceof CudaDevice cuda ? graphTime(cuda, op, buffers) : perCall(device, op, buffers);
+    } finally {
+      buffers.forEach(DeviceBuffer::close);
     }
   }
 
