@@ -75,8 +75,7 @@ public final class DeviceOperator implements AutoCloseable {
           target, module, f.scalars(), source, new KernelBinary.Cuda(name, Map.of(90, cubin), ptx));
     }
     String source = OpenClCodegen.generate(module.kernels(), name);
-    return new Compiled(
-        target, module, f.scalars(), source, new KernelBinary.OpenCl(name, source));
+    return new Compiled(target, module, f.scalars(), source, new KernelBinary.OpenCl(name, source));
   }
 
   public DeviceOperator(

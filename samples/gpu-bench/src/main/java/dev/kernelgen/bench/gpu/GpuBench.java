@@ -80,7 +80,8 @@ public final class GpuBench {
     }
     compileAll(device, jobs, compiled);
     System.out.printf(
-        "compiled %d candidate kernels in %.1f s%n", jobs.size(), (System.nanoTime() - searchStart) / 1e9);
+        "compiled %d candidate kernels in %.1f s%n",
+        jobs.size(), (System.nanoTime() - searchStart) / 1e9);
     System.out.printf(
         "%-30s %-6s %9s %9s %9s %9s %8s  %s%n",
         "workload", "fused", "seed_us", "seed_gpu", "ours_us", "ours_gpu", "GB/s", "best config");
@@ -104,7 +105,13 @@ public final class GpuBench {
               best = k;
             }
           }
-          Map<String, Object> seed = measure(device, w, fused, GpuConfig.seed(), compiled.get(new Job(w, fused, GpuConfig.seed())));
+          Map<String, Object> seed =
+              measure(
+                  device,
+                  w,
+                  fused,
+                  GpuConfig.seed(),
+                  compiled.get(new Job(w, fused, GpuConfig.seed())));
           r = measure(device, w, fused, best, compiled.get(new Job(w, fused, best)));
           r.put("seed_config", GpuConfig.seed().toString());
           r.put("seed_us", seed.get("ours_us"));
@@ -122,8 +129,14 @@ public final class GpuBench {
         results.add(r);
         System.out.printf(
             "%-30s %-6s %9s %9s %9s %9s %8s  %s%n",
-            w.name(), fused, r.get("seed_us"), r.get("seed_gpu_us"), r.get("ours_us"),
-            r.get("ours_gpu_us"), r.get("ours_gbps"), r.get("config"));
+            w.name(),
+            fused,
+            r.get("seed_us"),
+            r.get("seed_gpu_us"),
+            r.get("ours_us"),
+            r.get("ours_gpu_us"),
+            r.get("ours_gbps"),
+            r.get("config"));
         write(out, report);
       }
     }
@@ -247,8 +260,7 @@ public final class GpuBench {
     r.put("workload", w.name());
     r.put("fused", fused);
     r.put("config", k.toString());
-    try (DeviceOperator op =
-        new DeviceOperator(device, sched, args, fused ? "fused" : "plain", Map.of())) {
+    try (DeviceOperator op = new DeviceOperator(device, c, Map.of())) {
       op.launch(buffers);
       HostTensor got = HostTensor.zeros(DataType.FLOAT32, w.outputSize());
       output.copyToHost(got);
@@ -375,7 +387,8 @@ public final class GpuBench {
   }
 
   /** The GPU time of one candidate, without checking its output (the winner is checked). */
-  private static double quickGpuTime(Device device, Workload w, boolean fused, DeviceOperator.Compiled c) {
+  private static double quickGpuTime(
+      Device device, Workload w, boolean fused, DeviceOperator.Compiled c) {
     List<DeviceBuffer> buffers = new ArrayList<>();
     buffers.add(device.allocate(DataType.FLOAT32, w.inputSize()));
     buffers.add(device.allocate(DataType.FLOAT32, w.filterSize()));
@@ -385,7 +398,9 @@ public final class GpuBench {
     }
     buffers.add(device.allocate(DataType.FLOAT32, w.outputSize()));
     try (DeviceOperator op = new DeviceOperator(device, c, Map.of())) {
-      return device instanceof CudaDevice cuda ? graphTime(cuda, op, buffers) : perCall(device, op, buffers);
+      return device instanceof CudaDevice cuda
+          ? graphTime(cuda, op, buffers)
+          : perCall(device, op, buffers);
     } finally {
       buffers.forEach(DeviceBuffer::close);
     }
