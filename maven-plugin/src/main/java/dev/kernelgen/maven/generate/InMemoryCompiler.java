@@ -34,8 +34,12 @@ import javax.tools.ToolProvider;
 public final class InMemoryCompiler {
   private InMemoryCompiler() {}
 
-  /** The compiled classes: binary name to class file, and a loader that defines them. */
-  public record Result(Map<String, byte[]> classes, ClassLoader loader) {}
+  /**
+   * The compiled classes: binary name to class file, the source each came from (by URI path), and a
+   * loader that defines them.
+   */
+  public record Result(
+      Map<String, byte[]> classes, Map<String, String> sources, ClassLoader loader) {}
 
   /** A source given as text. */
   public record Source(String path, String text) {}
@@ -96,11 +100,15 @@ public final class InMemoryCompiler {
       List<Path> classPath,
       ClassLoader parent) {
     Map<String, ByteArrayOutputStream> out = new TreeMap<>();
+    Map<String, String> sources = new TreeMap<>();
     JavaFileManager files =
         new ForwardingJavaFileManager<>(std) {
           @Override
           public JavaFileObject getJavaFileForOutput(
               Location location, String name, JavaFileObject.Kind kind, FileObject sibling) {
+            if (sibling != null) {
+              sources.put(name, sibling.toUri().getPath());
+            }
             return new SimpleJavaFileObject(
                 URI.create("mem:///" + name.replace('.', '/') + kind.extension), kind) {
               @Override
@@ -133,7 +141,7 @@ public final class InMemoryCompiler {
     }
     Map<String, byte[]> classes = new TreeMap<>();
     out.forEach((k, v) -> classes.put(k, v.toByteArray()));
-    return new Result(classes, new MemoryClassLoader(classes, parent));
+    return new Result(classes, sources, new MemoryClassLoader(classes, parent));
   }
 
   private static String format(Diagnostic<? extends JavaFileObject> d) {
