@@ -487,9 +487,20 @@ public final class KernelDriver {
       o.put("outputs", op.outputs().stream().map(KernelDriver::argumentJson).toList());
       o.put("dims", op.dims());
       o.put("expressions", op.expressions());
+      // How many kernels the operator became, per variant and target.
       Map<String, Object> counts = new LinkedHashMap<>();
-      for (Target t : m.targets()) {
-        counts.put(t.name(), op.variants().get(0).builds().get(t).kernels().size());
+      for (Variant v : op.variants()) {
+        Map<String, Object> perTarget = new LinkedHashMap<>();
+        for (Target t : m.targets()) {
+          perTarget.put(t.name(), v.builds().get(t).kernels().size());
+        }
+        counts.put(
+            v.isGeneric()
+                ? "generic"
+                : v.specialization().entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(",")),
+            perTarget);
       }
       o.put("kernelCount", counts);
       List<Object> vs = new ArrayList<>();
