@@ -193,8 +193,7 @@ public final class KernelDriver {
     }
 
     private void checkToolchain() {
-      String hint =
-          " (library '" + lib.name() + "' in " + lib.source().displayName() + " targets %s)";
+      String hint = "library '" + lib.name() + "' (" + lib.source().displayName() + ") targets %s";
       if (targets.contains(Target.C)) {
         context(hint.formatted(Target.C), () -> request.toolchain().cc());
       }

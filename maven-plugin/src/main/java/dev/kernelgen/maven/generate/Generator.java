@@ -145,7 +145,8 @@ public final class Generator {
 
   /** Adds to a missing-tool message how to configure the plugin. */
   private static UserError hint(UserError e) {
-    String m = e.getMessage();
+    // The toolchain names its Java API setters; a Maven user configures the plugin instead.
+    String m = e.getMessage().replaceAll(" ?\\(NativeToolchain\\.with(Nvcc|Cc)\\)", "");
     if (m.contains("CUDA compiler")) {
       return new UserError(
           m
