@@ -17,7 +17,7 @@ if [[ $# -gt 0 && $1 != --* ]]; then
 fi
 
 module=samples/cpu-bench
-./mvnw -q -pl "$module" -am compile >/dev/null
+./mvnw -q -pl "$module" -am install -DskipTests >/dev/null
 cp_file=$PWD/$module/target/classpath.txt
 ./mvnw -q -pl "$module" dependency:build-classpath -Dmdep.outputFile="$cp_file" \
   -Dmdep.includeScope=runtime >/dev/null

@@ -22,6 +22,7 @@ Only torch is needed.
 """
 
 import json
+import os
 import math
 import sys
 import time
@@ -161,7 +162,7 @@ def measure_compiled(key, layout_opt, row, errors, attempt, three, args, expecte
     torch._dynamo.reset()  # a fresh compile, not the previous variant's cache entry
     with torch._inductor.config.patch(layout_optimization=layout_opt):
         try:
-            compiled = torch.compile(three, mode="max-autotune-no-cudagraphs", dynamic=False)
+            compiled = torch.compile(three, mode=COMPILE_MODE, dynamic=False)
             t0 = time.perf_counter()
             got = compiled(*args)
             torch.cuda.synchronize()
@@ -176,6 +177,12 @@ def measure_compiled(key, layout_opt, row, errors, attempt, three, args, expecte
             return
         attempt(key + "_us", lambda: time_per_call(lambda: compiled(*args)))
         attempt(key + "_gpu_us", lambda: time_graph(lambda: compiled(*args)))
+
+
+# Which torch.compile variants to measure (each compile takes 15-25 s per workload): set
+# KG_COMPILE_VARIANTS=compiled_nchw to keep only the one that suits NCHW depthwise best.
+COMPILE_VARIANTS = os.environ.get("KG_COMPILE_VARIANTS", "compiled,compiled_nchw").split(",")
+COMPILE_MODE = os.environ.get("KG_COMPILE_MODE", "max-autotune-no-cudagraphs")
 
 
 def measure(wl, compile_enabled):
@@ -213,7 +220,9 @@ def measure(wl, compile_enabled):
     attempt("eager3_gpu_us", lambda: time_graph(lambda: three(x, weight, scale, shift)))
 
     if compile_enabled:
-        for key, layout_opt in (("compiled", True), ("compiled_nchw", False)):
+        variants = [v for v in (("compiled", True), ("compiled_nchw", False))
+                    if v[0] in COMPILE_VARIANTS]
+        for key, layout_opt in variants:
             measure_compiled(key, layout_opt, row, errors, attempt, three, (x, weight, scale, shift),
                              expected)
     else:

@@ -71,6 +71,43 @@ abstract class CLikePrinter {
   // ---- module ----
 
   /** Prints every function, in order, after checking that their names are distinct. */
+  /** Variables known to be non-negative: loop variables from 0 (thread indices too), lets. */
+  private java.util.Set<dev.kernelgen.te.Var> nonNegative = java.util.Set.of();
+
+  private java.util.Set<dev.kernelgen.te.Var> nonNegativeVars(dev.kernelgen.tir.Stmt body) {
+    java.util.Set<dev.kernelgen.te.Var> vars = new java.util.HashSet<>();
+    nonNegative = vars;
+    new dev.kernelgen.tir.StmtVisitor() {
+      @Override
+      public void visit(dev.kernelgen.tir.Stmt s) {
+        if (s instanceof For f && isNonNegative(f.min())) {
+          vars.add(f.loopVar());
+        } else if (s instanceof dev.kernelgen.tir.LetStmt l && isNonNegative(l.value())) {
+          vars.add(l.var());
+        }
+        super.visit(s);
+      }
+    }.visit(body);
+    return vars;
+  }
+
+  final boolean isNonNegative(Expr e) {
+    return switch (e) {
+      case dev.kernelgen.te.IntImm i -> i.value() >= 0;
+      case dev.kernelgen.te.Var v -> nonNegative.contains(v);
+      case dev.kernelgen.te.Cast c ->
+          c.dtype().isInt() && c.value().dtype().isInt() && isNonNegative(c.value());
+      case Binary b ->
+          switch (b.op()) {
+            case ADD, MUL, MIN, MAX -> isNonNegative(b.a()) && isNonNegative(b.b());
+            case FLOOR_DIV, FLOOR_MOD ->
+                isNonNegative(b.a()) && b.b() instanceof dev.kernelgen.te.IntImm c && c.value() > 0;
+            default -> false;
+          };
+      default -> false;
+    };
+  }
+
   final void printAll(List<PrimFunc> funcs) {
     UserError.check(!funcs.isEmpty(), "a kernel module needs at least one function");
     for (PrimFunc f : funcs) {
@@ -83,6 +120,7 @@ abstract class CLikePrinter {
       depth = 0;
       threadLoops = 0;
       stored = storedBuffers(f.body());
+      nonNegative = nonNegativeVars(f.body());
       function(f);
       if (!functions.isEmpty()) {
         functions.append('\n');
@@ -388,6 +426,15 @@ abstract class CLikePrinter {
 
   private String binary(Binary b, boolean top) {
     DType t = b.a().dtype();
+    if ((b.op() == BinOp.FLOOR_DIV || b.op() == BinOp.FLOOR_MOD)
+        && b.b() instanceof dev.kernelgen.te.IntImm c
+        && c.value() > 0
+        && isNonNegative(b.a())) {
+      // Floor and truncating division agree on a non-negative dividend and positive divisor;
+      // the plain operator lets the native compiler use its cheapest sequence.
+      String sym = b.op() == BinOp.FLOOR_DIV ? " / " : " % ";
+      return wrap(expr(b.a(), false) + sym + expr(b.b(), false), top);
+    }
     return switch (b.op()) {
       case FLOOR_DIV, FLOOR_MOD -> floorDivMod(b.op(), t, expr(b.a(), true), expr(b.b(), true));
       case MIN, MAX -> minMax(b.op(), t, expr(b.a(), true), expr(b.b(), true));

@@ -1,6 +1,7 @@
 package dev.kernelgen.eval;
 
 import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Call;
 import dev.kernelgen.te.Cast;
@@ -154,14 +155,14 @@ abstract class ExprCompiler {
   }
 
   private LongNode intBinary(Binary e) {
+    boolean w = e.dtype() == DType.INT32;
+    if (e.op() == BinOp.ADD || e.op() == BinOp.SUB || e.op() == BinOp.MUL) {
+      return LinearForm.toNode(linear(e), w);
+    }
     LongNode a = lng(e.a());
     LongNode b = lng(e.b());
-    boolean w = e.dtype() == DType.INT32;
     LongNode n =
         switch (e.op()) {
-          case ADD -> add(a, b, w);
-          case SUB -> sub(a, b, w);
-          case MUL -> mul(a, b, w);
           case FLOOR_DIV -> floorDiv(a, b, w, e);
           case FLOOR_MOD -> floorMod(a, b, e);
           case MIN ->
@@ -183,126 +184,59 @@ abstract class ExprCompiler {
     return fold(n, a, b);
   }
 
-  private static LongNode add(LongNode a, LongNode b, boolean w) {
-    if (b instanceof LongNode.Const k) {
-      long c = k.value;
-      if (a instanceof LongNode.Slot s) {
-        int slot = s.slot;
-        return w
-            ? new LongNode() {
-              @Override
-              long eval(Frame f) {
-                return (int) (f.ints[slot] + c);
-              }
-            }
-            : new LongNode() {
-              @Override
-              long eval(Frame f) {
-                return f.ints[slot] + c;
-              }
-            };
+  /**
+   * An integer expression as a linear form: sums, differences and products with constants are
+   * merged into one form; anything else becomes a term of its own.
+   */
+  final LinearForm.Builder linear(Expr e) {
+    CompilerBug.check(e.dtype().isInt(), "linear form of a %s expression", e.dtype());
+    if (e instanceof IntImm i) {
+      return LinearForm.Builder.constant(i.value());
+    }
+    if (e instanceof Var v) {
+      return LinearForm.Builder.slot(slot(v), LinearForm.PLAIN, 0);
+    }
+    if (e instanceof Binary b) {
+      switch (b.op()) {
+        case ADD -> {
+          return linear(b.a()).plus(linear(b.b()), 1);
+        }
+        case SUB -> {
+          return linear(b.a()).plus(linear(b.b()), -1);
+        }
+        case MUL -> {
+          LinearForm.Builder x = linear(b.a());
+          LinearForm.Builder y = linear(b.b());
+          if (x.isConstant()) {
+            return y.times(x.constant);
+          }
+          if (y.isConstant()) {
+            return x.times(y.constant);
+          }
+          boolean w = e.dtype() == DType.INT32;
+          return LinearForm.Builder.node(mul(LinearForm.toNode(x, w), LinearForm.toNode(y, w), w));
+        }
+        case FLOOR_DIV, FLOOR_MOD -> {
+          if (b.a() instanceof Var v && b.b() instanceof IntImm c && c.value() > 0) {
+            return LinearForm.Builder.slot(
+                slot(v),
+                b.op() == BinOp.FLOOR_DIV ? LinearForm.FLOOR_DIV : LinearForm.FLOOR_MOD,
+                c.value());
+          }
+        }
+        default -> {}
       }
-      return w
-          ? new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return (int) (a.eval(f) + c);
-            }
-          }
-          : new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return a.eval(f) + c;
-            }
-          };
     }
-    if (a instanceof LongNode.Slot sa && b instanceof LongNode.Slot sb) {
-      int x = sa.slot;
-      int y = sb.slot;
-      return w
-          ? new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return (int) (f.ints[x] + f.ints[y]);
-            }
-          }
-          : new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return f.ints[x] + f.ints[y];
-            }
-          };
-    }
-    return w
-        ? new LongNode() {
-          @Override
-          long eval(Frame f) {
-            return (int) (a.eval(f) + b.eval(f));
-          }
-        }
-        : new LongNode() {
-          @Override
-          long eval(Frame f) {
-            return a.eval(f) + b.eval(f);
-          }
-        };
+    return LinearForm.Builder.node(lng(e));
   }
 
-  private static LongNode sub(LongNode a, LongNode b, boolean w) {
-    if (b instanceof LongNode.Const k && k.value != Long.MIN_VALUE) {
-      return add(a, new LongNode.Const(-k.value), w);
-    }
-    return w
-        ? new LongNode() {
-          @Override
-          long eval(Frame f) {
-            return (int) (a.eval(f) - b.eval(f));
-          }
-        }
-        : new LongNode() {
-          @Override
-          long eval(Frame f) {
-            return a.eval(f) - b.eval(f);
-          }
-        };
+  /** An integer expression as a form evaluated inline by its user (tensor reads, loads). */
+  final LinearForm index(Expr e) {
+    return LinearForm.of(linear(e), e.dtype() == DType.INT32);
   }
 
+  /** A product of two non-constant operands (products with constants are linear forms). */
   private static LongNode mul(LongNode a, LongNode b, boolean w) {
-    if (a instanceof LongNode.Const && !(b instanceof LongNode.Const)) {
-      return mul(b, a, w);
-    }
-    if (b instanceof LongNode.Const k) {
-      long c = k.value;
-      if (a instanceof LongNode.Slot s) {
-        int slot = s.slot;
-        return w
-            ? new LongNode() {
-              @Override
-              long eval(Frame f) {
-                return (int) (f.ints[slot] * c);
-              }
-            }
-            : new LongNode() {
-              @Override
-              long eval(Frame f) {
-                return f.ints[slot] * c;
-              }
-            };
-      }
-      return w
-          ? new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return (int) (a.eval(f) * c);
-            }
-          }
-          : new LongNode() {
-            @Override
-            long eval(Frame f) {
-              return a.eval(f) * c;
-            }
-          };
-    }
     return w
         ? new LongNode() {
           @Override
@@ -452,7 +386,7 @@ abstract class ExprCompiler {
   private BoolNode logical(Binary e) {
     BoolNode a = bool(e.a());
     BoolNode b = bool(e.b());
-    boolean isAnd = e.op() == dev.kernelgen.te.BinOp.AND;
+    boolean isAnd = e.op() == BinOp.AND;
     // Short-circuit with constants as C does: `true && x` is x.
     if (a instanceof BoolNode.Const k) {
       return k.value == isAnd ? b : a;

@@ -159,7 +159,7 @@ public final class IRInterpreter {
       }
       checkLoad(l);
       int slot = bufferSlot(l.buffer());
-      LongNode idx = lng(l.index());
+      LinearForm idx = index(l.index());
       return switch (l.dtype()) {
         case INT32 ->
             new LongNode() {
@@ -198,7 +198,7 @@ public final class IRInterpreter {
       }
       checkLoad(l);
       int slot = bufferSlot(l.buffer());
-      LongNode idx = lng(l.index());
+      LinearForm idx = index(l.index());
       return l.dtype() == DType.FLOAT32
           ? new DoubleNode() {
             @Override
@@ -448,7 +448,7 @@ public final class IRInterpreter {
 
     private StmtNode store(Store st) {
       int slot = bufferSlot(st.buffer());
-      LongNode idx = lng(st.index());
+      LinearForm idx = index(st.index());
       if (st.buffer().dtype().isFloat()) {
         DoubleNode v = dbl(st.value());
         return st.buffer().dtype() == DType.FLOAT32

@@ -2,10 +2,12 @@ package dev.kernelgen.eval;
 
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Operation;
 import dev.kernelgen.te.PlaceholderOp;
@@ -53,9 +55,13 @@ public final class TensorInterpreter {
   public static Map<Tensor, NDArray> evaluate(
       List<Tensor> outputs, Map<Tensor, NDArray> inputs, Map<Var, Long> dims) {
     Map<Var, Long> allDims = inferDims(inputs, dims);
-    Map<Tensor, NDArray> values = new HashMap<>();
+    // Values are held in Java arrays while evaluating: the fastest memory to read element by
+    // element. Arrays become NDArrays only for the outputs.
+    Map<Tensor, Object> data = new HashMap<>();
+    Map<Tensor, long[]> shapes = new HashMap<>();
     for (Tensor t : topologicalOrder(outputs, inputs.keySet())) {
       long[] shape = evalShape(t, allDims);
+      shapes.put(t, shape);
       NDArray given = inputs.get(t);
       if (given != null) {
         UserError.check(
@@ -71,19 +77,46 @@ public final class TensorInterpreter {
             Arrays.toString(given.shape()),
             t.shape().stream().map(Expr::show).toList(),
             Arrays.toString(shape));
-        values.put(t, given);
+        data.put(t, toArray(given));
         continue;
       }
       switch (t.op()) {
         case PlaceholderOp p -> throw new UserError("no value for input tensor '" + t.name() + "'");
-        case ComputeOp c -> values.put(t, compute(c, shape, values, allDims));
+        case ComputeOp c -> data.put(t, compute(c, shape, data, shapes, allDims));
       }
     }
     Map<Tensor, NDArray> out = new LinkedHashMap<>();
     for (Tensor t : outputs) {
-      out.put(t, values.get(t));
+      NDArray given = inputs.get(t);
+      out.put(t, given != null ? given : toNDArray(t.dtype(), shapes.get(t), data.get(t)));
     }
     return out;
+  }
+
+  private static Object toArray(NDArray a) {
+    MemorySegment seg = a.segment().asSlice(0, a.size() * a.dtype().bytes());
+    return switch (a.dtype()) {
+      case FLOAT32 -> seg.toArray(ValueLayout.JAVA_FLOAT);
+      case FLOAT64 -> seg.toArray(ValueLayout.JAVA_DOUBLE);
+      case INT32 -> seg.toArray(ValueLayout.JAVA_INT);
+      case INT64 -> seg.toArray(ValueLayout.JAVA_LONG);
+      case BOOL -> seg.toArray(ValueLayout.JAVA_BYTE);
+    };
+  }
+
+  private static NDArray toNDArray(DType dtype, long[] shape, Object array) {
+    NDArray a = NDArray.zeros(dtype, shape);
+    MemorySegment src =
+        switch (array) {
+          case float[] x -> MemorySegment.ofArray(x);
+          case double[] x -> MemorySegment.ofArray(x);
+          case int[] x -> MemorySegment.ofArray(x);
+          case long[] x -> MemorySegment.ofArray(x);
+          case byte[] x -> MemorySegment.ofArray(x);
+          default -> throw new CompilerBug("tensor data of " + array.getClass());
+        };
+    MemorySegment.copy(src, 0, a.segment(), 0, src.byteSize());
+    return a;
   }
 
   private static Map<Var, Long> inferDims(Map<Tensor, NDArray> inputs, Map<Var, Long> dims) {
@@ -133,7 +166,7 @@ public final class TensorInterpreter {
   }
 
   private static long[] evalShape(Tensor t, Map<Var, Long> dims) {
-    Compiler c = new Compiler(Map.of(), dims, t.op());
+    Compiler c = new Compiler(Map.of(), Map.of(), dims, t.op());
     List<LongNode> nodes = t.shape().stream().map(c::lng).toList();
     Frame f = c.frame();
     long[] shape = new long[nodes.size()];
@@ -150,63 +183,130 @@ public final class TensorInterpreter {
     return shape;
   }
 
-  private static NDArray compute(
-      ComputeOp op, long[] shape, Map<Tensor, NDArray> values, Map<Var, Long> dims) {
-    Compiler c = new Compiler(values, dims, op);
+  private static Object compute(
+      ComputeOp op,
+      long[] shape,
+      Map<Tensor, Object> data,
+      Map<Tensor, long[]> shapes,
+      Map<Var, Long> dims) {
+    Compiler c = new Compiler(data, shapes, dims, op);
     int rank = shape.length;
     int[] slots = new int[rank];
-    LongNode[] mins = new LongNode[rank];
+    long[] lo = new long[rank];
     for (int d = 0; d < rank; d++) {
       IterVar iv = op.axis().get(d);
-      mins[d] = c.lng(iv.dom().min());
+      Long min = c.constant(iv.dom().min());
+      UserError.check(
+          min != null,
+          "compute '%s': the start of axis '%s' depends on more than the dims: %s",
+          op.name(),
+          iv.name(),
+          iv.dom().min().show());
+      lo[d] = min;
       slots[d] = c.bind(iv.var());
+      if (shape[d] > 0) {
+        c.setRange(slots[d], lo[d], lo[d] + shape[d] - 1);
+      }
     }
     boolean isFloat = op.dtype().isFloat();
     DoubleNode dbody = isFloat ? c.dbl(op.body()) : null;
     LongNode lbody = isFloat ? null : c.lng(op.body());
     Frame f = c.frame();
-    NDArray out = NDArray.zeros(op.dtype(), shape);
-    long size = out.size();
-    if (size == 0) {
-      return out;
-    }
-    long[] lo = new long[rank];
+    int size = Math.toIntExact(Arrays.stream(shape).reduce(1, Math::multiplyExact));
     long[] idx = new long[rank];
     for (int d = 0; d < rank; d++) {
-      lo[d] = mins[d].eval(f);
       f.ints[slots[d]] = lo[d];
     }
-    for (long k = 0; k < size; k++) {
-      if (isFloat) {
-        out.setDouble(k, dbody.eval(f));
-      } else {
-        out.setLong(k, lbody.eval(f));
-      }
-      for (int d = rank - 1; d >= 0; d--) {
-        if (++idx[d] < shape[d]) {
-          f.ints[slots[d]] = lo[d] + idx[d];
-          break;
+    // One loop per element type, so that each writes its array without a switch per element.
+    switch (op.dtype()) {
+      case FLOAT32 -> {
+        float[] out = new float[size];
+        for (int k = 0; k < size; k++) {
+          out[k] = (float) dbody.eval(f);
+          next(f, idx, shape, slots, lo);
         }
-        idx[d] = 0;
-        f.ints[slots[d]] = lo[d];
+        return out;
+      }
+      case FLOAT64 -> {
+        double[] out = new double[size];
+        for (int k = 0; k < size; k++) {
+          out[k] = dbody.eval(f);
+          next(f, idx, shape, slots, lo);
+        }
+        return out;
+      }
+      case INT32 -> {
+        int[] out = new int[size];
+        for (int k = 0; k < size; k++) {
+          out[k] = (int) lbody.eval(f);
+          next(f, idx, shape, slots, lo);
+        }
+        return out;
+      }
+      case INT64 -> {
+        long[] out = new long[size];
+        for (int k = 0; k < size; k++) {
+          out[k] = lbody.eval(f);
+          next(f, idx, shape, slots, lo);
+        }
+        return out;
+      }
+      case BOOL -> {
+        byte[] out = new byte[size];
+        for (int k = 0; k < size; k++) {
+          out[k] = (byte) (lbody.eval(f) != 0 ? 1 : 0);
+          next(f, idx, shape, slots, lo);
+        }
+        return out;
       }
     }
-    return out;
+    throw new CompilerBug("unreachable");
+  }
+
+  /** Advances the axis slots to the next element in row-major order. */
+  private static void next(Frame f, long[] idx, long[] shape, int[] slots, long[] lo) {
+    for (int d = idx.length - 1; d >= 0; d--) {
+      if (++idx[d] < shape[d]) {
+        f.ints[slots[d]] = lo[d] + idx[d];
+        return;
+      }
+      idx[d] = 0;
+      f.ints[slots[d]] = lo[d];
+    }
   }
 
   /** Compiles the expressions of one operation, with the dims bound first. */
   private static final class Compiler extends ExprCompiler {
-    private final Map<Tensor, NDArray> values;
+    private final Map<Tensor, Object> data;
+    private final Map<Tensor, long[]> shapes;
     private final Map<Var, Long> dims;
     private final Operation op;
+    private final Map<Integer, long[]> ranges = new HashMap<>();
 
-    Compiler(Map<Tensor, NDArray> values, Map<Var, Long> dims, Operation op) {
-      this.values = values;
+    Compiler(
+        Map<Tensor, Object> data, Map<Tensor, long[]> shapes, Map<Var, Long> dims, Operation op) {
+      this.data = data;
+      this.shapes = shapes;
       this.dims = dims;
       this.op = op;
-      for (Var v : dims.keySet()) {
-        bind(v);
+      for (Map.Entry<Var, Long> e : dims.entrySet()) {
+        int s = bind(e.getKey());
+        ranges.put(s, new long[] {e.getValue(), e.getValue()});
       }
+    }
+
+    /** Records that slot {@code s} only holds values in {@code [lo, hi]} while it is read. */
+    void setRange(int s, long lo, long hi) {
+      ranges.put(s, new long[] {lo, hi});
+    }
+
+    /** The value of {@code e} if it depends on the dims only, else null. */
+    Long constant(Expr e) {
+      if (!dims.keySet().containsAll(FreeVars.of(e))) {
+        return null;
+      }
+      LongNode n = lng(e);
+      return n.eval(frame());
     }
 
     /** A frame with the dims' values in their slots. */
@@ -239,28 +339,28 @@ public final class TensorInterpreter {
     protected LongNode otherLong(Expr e) {
       return switch (e) {
         case TensorRead r -> {
-          Read rd = read(r);
-          MemorySegment seg = rd.array.segment();
-          yield switch (r.dtype()) {
-            case INT32 ->
+          Object arr = data.get(r.tensor());
+          Offset off = offset(r);
+          yield switch (arr) {
+            case int[] a ->
                 new LongNode() {
                   @Override
                   long eval(Frame f) {
-                    return seg.getAtIndex(ValueLayout.JAVA_INT, rd.offset(f));
+                    return a[off.eval(f)];
                   }
                 };
-            case INT64 ->
+            case long[] a ->
                 new LongNode() {
                   @Override
                   long eval(Frame f) {
-                    return seg.getAtIndex(ValueLayout.JAVA_LONG, rd.offset(f));
+                    return a[off.eval(f)];
                   }
                 };
-            case BOOL ->
+            case byte[] a ->
                 new LongNode() {
                   @Override
                   long eval(Frame f) {
-                    return seg.get(ValueLayout.JAVA_BYTE, rd.offset(f)) != 0 ? 1 : 0;
+                    return a[off.eval(f)] != 0 ? 1 : 0;
                   }
                 };
             default -> throw new CompilerBug("integer read of " + r.dtype() + " tensor");
@@ -275,36 +375,72 @@ public final class TensorInterpreter {
     protected DoubleNode otherDouble(Expr e) {
       return switch (e) {
         case TensorRead r -> {
-          Read rd = read(r);
-          MemorySegment seg = rd.array.segment();
-          yield r.dtype() == DType.FLOAT32
-              ? new DoubleNode() {
-                @Override
-                double eval(Frame f) {
-                  return seg.getAtIndex(ValueLayout.JAVA_FLOAT, rd.offset(f));
-                }
-              }
-              : new DoubleNode() {
-                @Override
-                double eval(Frame f) {
-                  return seg.getAtIndex(ValueLayout.JAVA_DOUBLE, rd.offset(f));
-                }
-              };
+          Object arr = data.get(r.tensor());
+          Offset off = offset(r);
+          yield switch (arr) {
+            case float[] a ->
+                new DoubleNode() {
+                  @Override
+                  double eval(Frame f) {
+                    return a[off.eval(f)];
+                  }
+                };
+            case double[] a ->
+                new DoubleNode() {
+                  @Override
+                  double eval(Frame f) {
+                    return a[off.eval(f)];
+                  }
+                };
+            default -> throw new CompilerBug("float read of " + r.dtype() + " tensor");
+          };
         }
         case Reduce r -> reduceDouble(r);
         default -> throw new CompilerBug("the oracle cannot evaluate " + e.show());
       };
     }
 
-    private Read read(TensorRead r) {
-      NDArray a = values.get(r.tensor());
-      CompilerBug.check(a != null, "tensor '%s' read before it was evaluated", r.tensor().name());
-      LongNode[] idx = r.indices().stream().map(this::lng).toArray(LongNode[]::new);
-      return new Read(a, idx, r, op.name());
+    /**
+     * The element offset of a read. When the ranges of the variables prove every index inside the
+     * tensor's shape (the hot reads of a reduction over a padded stage), the offset is one linear
+     * form without checks; otherwise each index is computed and checked.
+     */
+    private Offset offset(TensorRead r) {
+      CompilerBug.check(
+          data.containsKey(r.tensor()), "tensor '%s' read before it was evaluated", r.tensor());
+      long[] shape = shapes.get(r.tensor());
+      long[] strides = new long[shape.length];
+      long stride = 1;
+      for (int d = shape.length - 1; d >= 0; d--) {
+        strides[d] = stride;
+        stride *= shape[d];
+      }
+      List<LinearForm.Builder> forms = r.indices().stream().map(this::linear).toList();
+      LinearForm.Builder flat = LinearForm.Builder.constant(0);
+      boolean proven = true;
+      for (int d = 0; d < shape.length && proven; d++) {
+        long[] b = forms.get(d).bounds(ranges);
+        proven = b != null && b[0] >= 0 && b[1] < shape[d];
+        if (proven) {
+          flat = flat.plus(forms.get(d), strides[d]);
+        }
+      }
+      if (proven) {
+        return new Offset(LinearForm.of(flat, false), null, shape, strides, r, op.name());
+      }
+      LinearForm[] idx = new LinearForm[shape.length];
+      for (int d = 0; d < idx.length; d++) {
+        idx[d] = LinearForm.of(forms.get(d), r.indices().get(d).dtype() == DType.INT32);
+      }
+      return new Offset(null, idx, shape, strides, r, op.name());
     }
 
     private DoubleNode reduceDouble(Reduce r) {
       ReduceLoop loop = reduceLoop(r);
+      DoubleNode dot = dotReduce(r, loop);
+      if (dot != null) {
+        return dot;
+      }
       DoubleNode src = dbl(r.source());
       DoubleNode identity = dbl(r.combiner().identity());
       Reducer red = r.combiner();
@@ -319,6 +455,45 @@ public final class TensorInterpreter {
       }
       return new ReduceDouble(
           loop, src, identity, kind, r.dtype() == DType.FLOAT32, combine, xs, ys);
+    }
+
+    /**
+     * A sum over reads (or products of two reads) whose offsets are proven in bounds and move by a
+     * constant stride along the innermost reduce axis, unconditionally: the multiply-add loop of
+     * convolutions and matrix products. Its innermost loop steps offsets instead of evaluating
+     * nodes. Null when the reduction is not of that form.
+     */
+    private DoubleNode dotReduce(Reduce r, ReduceLoop loop) {
+      if (ReduceKind.of(r.combiner()) != ReduceKind.SUM || loop.cond() != null) {
+        return null;
+      }
+      List<TensorRead> reads;
+      if (r.source() instanceof TensorRead t) {
+        reads = List.of(t);
+      } else if (r.source() instanceof Binary b
+          && b.op() == BinOp.MUL
+          && b.a() instanceof TensorRead x
+          && b.b() instanceof TensorRead y) {
+        reads = List.of(x, y);
+      } else {
+        return null;
+      }
+      int inner = loop.slots()[loop.slots().length - 1];
+      List<Object> arrays = new ArrayList<>();
+      List<LinearForm> forms = new ArrayList<>();
+      long[] strides = new long[reads.size()];
+      for (int k = 0; k < reads.size(); k++) {
+        Offset off = offset(reads.get(k));
+        Long stride = off.flat == null ? null : off.flat.stride(inner);
+        if (stride == null) {
+          return null;
+        }
+        arrays.add(data.get(reads.get(k).tensor()));
+        forms.add(off.flat);
+        strides[k] = stride;
+      }
+      return new DotReduce(
+          loop, dbl(r.combiner().identity()), arrays, forms.toArray(LinearForm[]::new), strides);
     }
 
     private LongNode reduceLong(Reduce r) {
@@ -339,6 +514,11 @@ public final class TensorInterpreter {
         mins[k] = lng(iv.dom().min());
         extents[k] = lng(iv.dom().extent());
         slots[k] = bind(iv.var());
+        Long lo = constant(iv.dom().min());
+        Long ext = constant(iv.dom().extent());
+        if (lo != null && ext != null && ext > 0) {
+          setRange(slots[k], lo, lo + ext - 1);
+        }
       }
       BoolNode cond = bool(r.condition());
       if (cond instanceof BoolNode.Const c && c.value) {
@@ -348,30 +528,34 @@ public final class TensorInterpreter {
     }
   }
 
-  /** A tensor read's array and index computation, with the bounds check. */
-  private static final class Read {
-    final NDArray array;
-    final LongNode[] indices;
-    final long[] shape;
-    final long[] strides;
-    final TensorRead expr;
-    final String reader;
+  /** A tensor read's offset computation: proven in bounds, or with a check per index. */
+  private static final class Offset {
+    private final LinearForm flat;
+    private final LinearForm[] indices;
+    private final long[] shape;
+    private final long[] strides;
+    private final TensorRead expr;
+    private final String reader;
 
-    Read(NDArray array, LongNode[] indices, TensorRead expr, String reader) {
-      this.array = array;
+    Offset(
+        LinearForm flat,
+        LinearForm[] indices,
+        long[] shape,
+        long[] strides,
+        TensorRead expr,
+        String reader) {
+      this.flat = flat;
       this.indices = indices;
-      this.shape = array.shape();
-      this.strides = new long[shape.length];
-      long s = 1;
-      for (int d = shape.length - 1; d >= 0; d--) {
-        strides[d] = s;
-        s *= shape[d];
-      }
+      this.shape = shape;
+      this.strides = strides;
       this.expr = expr;
       this.reader = reader;
     }
 
-    long offset(Frame f) {
+    int eval(Frame f) {
+      if (flat != null) {
+        return (int) flat.eval(f);
+      }
       long off = 0;
       for (int d = 0; d < indices.length; d++) {
         long i = indices[d].eval(f);
@@ -380,7 +564,7 @@ public final class TensorInterpreter {
         }
         off += i * strides[d];
       }
-      return off;
+      return (int) off;
     }
 
     private UserError outOfBounds(Frame f) {
@@ -425,6 +609,94 @@ public final class TensorInterpreter {
 
   /** The reduce axes of a reduction: slots, bounds, the condition (null when always true). */
   private record ReduceLoop(int[] slots, LongNode[] mins, LongNode[] extents, BoolNode cond) {}
+
+  /** See {@code Compiler.dotReduce}: a sum of reads or of products of two reads. */
+  private static final class DotReduce extends DoubleNode {
+    private final int[] slots;
+    private final LongNode[] mins;
+    private final LongNode[] extents;
+    private final DoubleNode identity;
+    private final LinearForm[] offsets;
+    private final long[] strides;
+    private final float[] fa;
+    private final float[] fb;
+    private final double[] da;
+    private final double[] db;
+
+    DotReduce(
+        ReduceLoop loop,
+        DoubleNode identity,
+        List<Object> arrays,
+        LinearForm[] offsets,
+        long[] strides) {
+      this.slots = loop.slots();
+      this.mins = loop.mins();
+      this.extents = loop.extents();
+      this.identity = identity;
+      this.offsets = offsets;
+      this.strides = strides;
+      Object a = arrays.get(0);
+      Object b = arrays.size() > 1 ? arrays.get(1) : null;
+      this.fa = a instanceof float[] x ? x : null;
+      this.fb = b instanceof float[] x ? x : null;
+      this.da = a instanceof double[] x ? x : null;
+      this.db = b instanceof double[] x ? x : null;
+    }
+
+    @Override
+    double eval(Frame f) {
+      return loop(f, 0, identity.eval(f));
+    }
+
+    private double loop(Frame f, int level, double acc) {
+      long lo = mins[level].eval(f);
+      long hi = lo + extents[level].eval(f);
+      int s = slots[level];
+      long[] ints = f.ints;
+      if (level < slots.length - 1) {
+        for (long v = lo; v < hi; v++) {
+          ints[s] = v;
+          acc = loop(f, level + 1, acc);
+        }
+        return acc;
+      }
+      if (hi <= lo) {
+        return acc;
+      }
+      ints[s] = lo;
+      int n = (int) (hi - lo);
+      int oa = (int) offsets[0].eval(f);
+      int sa = (int) strides[0];
+      if (fa != null) {
+        // Java float arithmetic rounds each product and sum to float, as C does without FMA.
+        float x = (float) acc;
+        if (fb != null) {
+          int ob = (int) offsets[1].eval(f);
+          int sb = (int) strides[1];
+          for (int k = 0; k < n; k++, oa += sa, ob += sb) {
+            x += fa[oa] * fb[ob];
+          }
+        } else {
+          for (int k = 0; k < n; k++, oa += sa) {
+            x += fa[oa];
+          }
+        }
+        acc = x;
+      } else if (db != null) {
+        int ob = (int) offsets[1].eval(f);
+        int sb = (int) strides[1];
+        for (int k = 0; k < n; k++, oa += sa, ob += sb) {
+          acc += da[oa] * db[ob];
+        }
+      } else {
+        for (int k = 0; k < n; k++, oa += sa) {
+          acc += da[oa];
+        }
+      }
+      ints[s] = hi - 1;
+      return acc;
+    }
+  }
 
   /** A floating-point reduction. */
   private static final class ReduceDouble extends DoubleNode {

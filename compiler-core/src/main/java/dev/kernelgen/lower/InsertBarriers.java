@@ -2,6 +2,7 @@ package dev.kernelgen.lower;
 
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.Load;
+import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Barrier;
 import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
@@ -27,7 +28,27 @@ import java.util.Set;
  */
 final class InsertBarriers extends StmtMutator {
   static Stmt run(Stmt s) {
-    return new InsertBarriers().mutate(s);
+    return new InsertBarriers().mutate(new HoistSharedAllocations().mutate(s));
+  }
+
+  /**
+   * Widens the scope of shared allocations over the statements before them in a sequence: {@code
+   * [a, allocate X {b}]} becomes {@code allocate X {[a, b]}}, so that stages which fill several
+   * shared buffers one after the other form one sequence and need one barrier, not one each.
+   */
+  private static final class HoistSharedAllocations extends StmtMutator {
+    @Override
+    public Stmt mutate(Stmt s) {
+      Stmt m = mutateStmtChildren(s);
+      if (m instanceof Seq q
+          && q.stmts().getLast() instanceof Allocate a
+          && a.buffer().scope() == MemoryScope.SHARED) {
+        List<Stmt> inner = new ArrayList<>(q.stmts().subList(0, q.stmts().size() - 1));
+        inner.add(a.body());
+        return new Allocate(a.buffer(), a.size(), mutate(Seq.of(inner)));
+      }
+      return m;
+    }
   }
 
   @Override

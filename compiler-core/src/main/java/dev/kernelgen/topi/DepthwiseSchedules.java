@@ -170,16 +170,27 @@ public final class DepthwiseSchedules {
       sc.computeAt(so, threadLoop);
     }
     for (Tensor cached : new Tensor[] {is, fs}) {
-      Stage sc = s.stage(cached);
-      sc.computeAt(so, bx);
-      java.util.List<IterVar> ax = sc.axis();
-      Stage.Split cy = sc.splitNparts(ax.get(ax.size() - 2), k.threadsY());
-      Stage.Split cx = sc.splitNparts(ax.get(ax.size() - 1), k.threadsX());
-      sc.reorder(cy.outer(), cx.outer(), cy.inner(), cx.inner());
-      sc.bind(cy.outer(), "threadIdx.y");
-      sc.bind(cx.outer(), "threadIdx.x");
+      cooperativeFetch(s.stage(cached), so, bx, k.threadsY(), k.threadsX());
     }
     return s;
+  }
+
+  /**
+   * Computes a cached copy at the block's loop, loaded by all threads of the block together: its
+   * axes fused into one, split so that consecutive threads load consecutive elements (coalesced
+   * global reads), each thread looping over the rest.
+   */
+  static void cooperativeFetch(Stage sc, Stage consumer, IterVar at, int threadsY, int threadsX) {
+    sc.computeAt(consumer, at);
+    java.util.List<IterVar> ax = sc.axis();
+    IterVar fused = ax.get(0);
+    for (int d = 1; d < ax.size(); d++) {
+      fused = sc.fuse(fused, ax.get(d));
+    }
+    Stage.Split perThread = sc.split(fused, (long) threadsY * threadsX);
+    Stage.Split yx = sc.split(perThread.inner(), threadsX);
+    sc.bind(yx.outer(), "threadIdx.y");
+    sc.bind(yx.inner(), "threadIdx.x");
   }
 
   /** The filter the convolution reads (its second placeholder input). */

