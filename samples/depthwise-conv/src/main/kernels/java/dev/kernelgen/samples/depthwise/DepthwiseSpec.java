@@ -74,17 +74,20 @@ public final class DepthwiseSpec {
     return gpuSchedule(op, op.tensor("DepthwiseConv2d"), knobs);
   }
 
-  /** Row-parallel CPU schedule with vectorized rows. */
+  /**
+   * Plane-parallel CPU schedule with vectorized rows; the Java target runs the same loops (its
+   * parallel loop becomes a parallel stream).
+   */
   @Schedule(
       operator = "depthwise",
-      targets = {Target.C})
+      targets = {Target.C, Target.JAVA})
   public static dev.kernelgen.schedule.Schedule cpu(OperatorDef op, Knobs knobs) {
     return DepthwiseSchedules.cpu(op.output(), op.output(), knobs.knob("vector", 8, 4, 16));
   }
 
   @Schedule(
       operator = "depthwiseScaleShiftRelu",
-      targets = {Target.C})
+      targets = {Target.C, Target.JAVA})
   public static dev.kernelgen.schedule.Schedule cpuFused(OperatorDef op, Knobs knobs) {
     return DepthwiseSchedules.cpu(
         op.tensor("DepthwiseConv2d"), op.output(), knobs.knob("vector", 8, 4, 16));
