@@ -143,7 +143,10 @@ public final class Generator {
     return Outcome.GENERATED;
   }
 
-  /** Adds to a missing-tool message how to configure the plugin. */
+  /**
+   * Adds to a missing-tool message how to configure the plugin. The new error has no cause: Maven
+   * would print the cause's message (the same, in the toolchain's words) once more.
+   */
   private static UserError hint(UserError e) {
     // The toolchain names its Java API setters; a Maven user configures the plugin instead.
     String m = e.getMessage().replaceAll(" ?\\(NativeToolchain\\.with(Nvcc|Cc)\\)", "");
@@ -151,15 +154,13 @@ public final class Generator {
       return new UserError(
           m
               + "\nConfigure the plugin's <nvcc> (-Dkernels.nvcc=/path/to/nvcc), or build without"
-              + " CUDA (<targets>, -Dkernels.targets=OPENCL,C,JAVA).",
-          e);
+              + " CUDA (<targets>, -Dkernels.targets=OPENCL,C,JAVA).");
     }
     if (m.contains("C compiler")) {
       return new UserError(
           m
               + "\nConfigure the plugin's <cc> (-Dkernels.cc=/path/to/cc), or build without C"
-              + " (<targets>, -Dkernels.targets=JAVA).",
-          e);
+              + " (<targets>, -Dkernels.targets=JAVA).");
     }
     return e;
   }
