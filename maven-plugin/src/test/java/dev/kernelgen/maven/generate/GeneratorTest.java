@@ -43,6 +43,10 @@ class GeneratorTest {
       """;
 
   GenerateSettings settings(Set<Target> targets) {
+    return settings(targets, null);
+  }
+
+  GenerateSettings settings(Set<Target> targets, Path nvcc) {
     return new GenerateSettings(
         tmp.resolve("src/main/kernels/java"),
         tmp.resolve("src/main/kernels/tuning"),
@@ -53,7 +57,7 @@ class GeneratorTest {
         "test",
         targets,
         null,
-        null,
+        nvcc,
         List.of("sm_90"),
         List.of(),
         log::add);
@@ -99,6 +103,17 @@ class GeneratorTest {
         .hasMessageContaining("DemoSpec.java:19: error:")
         .hasMessageContaining("undefinedThing");
     assertThat(tmp.resolve("target/kernelgen/inputs.sha256")).doesNotExist();
+  }
+
+  @Test
+  void aMissingNvccSaysHowToConfigureThePlugin() throws Exception {
+    writeSpec(SPEC.formatted("2f").replace("Target.JAVA", "Target.CUDA"));
+    assertThatThrownBy(() -> Generator.run(settings(Set.of(), tmp.resolve("no/nvcc"))))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("library 'DemoKernels' (DemoSpec.java) targets CUDA: CUDA compiler")
+        .hasMessageContaining("-Dkernels.nvcc=")
+        .hasMessageNotContaining("NativeToolchain")
+        .hasNoCause();
   }
 
   @Test
