@@ -75,7 +75,9 @@ class SpecApiTest {
       assertThat(s.stage(twice).attachType().name()).isEqualTo("INLINE");
       assertThat(Lower.lower(s, "f", op.args(), t, null).body().show()).contains("out");
     }
-    assertThat(DefaultSchedules.cpu(op).trace().toString()).contains("parallel").contains("vectorize");
+    assertThat(DefaultSchedules.cpu(op).trace().toString())
+        .contains("parallel")
+        .contains("vectorize");
     Knobs k = Knobs.defaults();
     assertThat(DefaultSchedules.gpu(op, k).trace().toString())
         .contains("bind(")
