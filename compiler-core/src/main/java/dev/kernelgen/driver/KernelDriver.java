@@ -1,0 +1,681 @@
+package dev.kernelgen.driver;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.CCodegen;
+import dev.kernelgen.codegen.CudaCodegen;
+import dev.kernelgen.codegen.JavaCodegen;
+import dev.kernelgen.codegen.LaunchGeometry;
+import dev.kernelgen.codegen.OpenClCodegen;
+import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.driver.GenerateRequest.SpecSource;
+import dev.kernelgen.driver.LibraryModel.Argument;
+import dev.kernelgen.driver.LibraryModel.Build;
+import dev.kernelgen.driver.LibraryModel.Kernel;
+import dev.kernelgen.driver.LibraryModel.Param;
+import dev.kernelgen.driver.LibraryModel.Temporary;
+import dev.kernelgen.driver.LibraryModel.Variant;
+import dev.kernelgen.driver.SpecReader.LibrarySpec;
+import dev.kernelgen.driver.SpecReader.OperatorSpec;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.lower.SplitHostDevice;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.DefaultSchedules;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.ComputeOp;
+import dev.kernelgen.te.ExprPrinter;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Buffer;
+import dev.kernelgen.tir.PrimFunc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Turns spec classes into kernels: runs each {@code @Operator} method, schedules the operator for
+ * every target (the spec's {@code @Schedule} method, else {@link DefaultSchedules}), lowers it,
+ * generates code, compiles native code (cc for C, nvcc for CUDA), and writes the kernels and a
+ * manifest per library under {@code META-INF/kernels/<library>/} of the request's resource
+ * directory. Knows nothing of Maven.
+ *
+ * <p>Nothing is half-written: everything goes to a sibling temporary directory first, which
+ * replaces the resource directory only when every library was built.
+ */
+public final class KernelDriver {
+  /** Version of the manifest's layout. */
+  public static final int MANIFEST_FORMAT = 1;
+
+  private final GenerateRequest request;
+
+  private KernelDriver(GenerateRequest request) {
+    this.request = request;
+  }
+
+  /**
+   * Builds every library of the request and returns their models, for launcher generation.
+   *
+   * @throws UserError naming the spec file, class, method and problem
+   */
+  public static List<LibraryModel> generate(GenerateRequest request) {
+    return new KernelDriver(request).run();
+  }
+
+  /** {@code META-INF/kernels/<library>}: where a library's kernels lie among the resources. */
+  public static String resourceDir(String library) {
+    return "META-INF/kernels/" + library;
+  }
+
+  /** This platform as the C kernels' directory names it: {@code linux-amd64}. */
+  public static String platform() {
+    String os = System.getProperty("os.name", "unknown").toLowerCase(Locale.ROOT);
+    os = os.startsWith("mac") ? "macos" : os.startsWith("windows") ? "windows" : os.split(" ")[0];
+    return os + "-" + System.getProperty("os.arch", "unknown").toLowerCase(Locale.ROOT);
+  }
+
+  private List<LibraryModel> run() {
+    List<LibrarySpec> libs = new ArrayList<>();
+    Map<String, SpecSource> names = new TreeMap<>();
+    for (SpecSource s : request.specs()) {
+      LibrarySpec lib = SpecReader.read(s);
+      SpecSource before = names.put(lib.name(), s);
+      UserError.check(
+          before == null,
+          "%s: library '%s' is also declared by %s",
+          s.displayName(),
+          lib.name(),
+          before == null ? "" : before.type().getName());
+      libs.add(lib);
+    }
+    libs.sort(Comparator.comparing(LibrarySpec::name));
+    Path out = request.resourcesDir();
+    Path tmp = out.resolveSibling(out.getFileName() + ".tmp");
+    deleteTree(tmp);
+    boolean done = false;
+    try {
+      List<LibraryModel> models = new ArrayList<>();
+      for (LibrarySpec lib : libs) {
+        models.add(new LibraryBuild(lib, tmp).build());
+      }
+      createDirectories(tmp);
+      deleteTree(out);
+      createDirectories(out.getParent());
+      move(tmp, out);
+      done = true;
+      return models;
+    } finally {
+      if (!done) {
+        deleteTree(tmp);
+      }
+    }
+  }
+
+  /** The build of one library. */
+  private final class LibraryBuild {
+    private final LibrarySpec lib;
+    private final Path dir;
+    private final List<Target> targets;
+    private final Map<Target, List<PrimFunc>> funcs = new EnumMap<>(Target.class);
+
+    LibraryBuild(LibrarySpec lib, Path root) {
+      this.lib = lib;
+      this.dir = root.resolve(resourceDir(lib.name()));
+      this.targets =
+          lib.targets().stream()
+              .filter(t -> request.targets().isEmpty() || request.targets().contains(t))
+              .toList();
+      UserError.check(
+          !targets.isEmpty(),
+          "%s: library '%s' targets %s, none of which is among the configured targets %s",
+          lib.source().displayName(),
+          lib.name(),
+          lib.targets(),
+          request.targets());
+    }
+
+    LibraryModel build() {
+      checkToolchain();
+      List<LibraryModel.Operator> ops = new ArrayList<>();
+      for (OperatorSpec op : lib.operators()) {
+        ops.add(operator(op));
+      }
+      Map<Target, LibraryModel.Module> modules = new EnumMap<>(Target.class);
+      String javaClass = null;
+      String javaSource = null;
+      Map<String, Object> moduleJson = new LinkedHashMap<>();
+      for (Target t : targets) {
+        List<PrimFunc> fs = funcs.getOrDefault(t, List.of());
+        Map<String, Object> json = new LinkedHashMap<>();
+        LibraryModel.Module m =
+            context("library '" + lib.name() + "', target " + t, () -> compile(t, fs, json));
+        modules.put(t, m);
+        moduleJson.put(t.name(), json);
+        if (t == Target.JAVA) {
+          javaClass = lib.name() + "Java";
+          javaSource = JavaCodegen.generate(fs, lib.source().type().getPackageName(), javaClass);
+          json.put("class", lib.source().type().getPackageName() + "." + javaClass);
+          json.put("sourceSha256", sha256(javaSource.getBytes(StandardCharsets.UTF_8)));
+        }
+      }
+      LibraryModel model =
+          new LibraryModel(
+              lib.name(),
+              lib.source().type().getPackageName(),
+              lib.source().type().getName(),
+              targets,
+              resourceDir(lib.name()),
+              modules,
+              ops,
+              javaClass,
+              javaSource);
+      writeString(dir.resolve("manifest.json"), Json.write(manifest(model, moduleJson)));
+      request.log().accept(summary(model));
+      return model;
+    }
+
+    private void checkToolchain() {
+      String hint = "library '" + lib.name() + "' (" + lib.source().displayName() + ") targets %s";
+      if (targets.contains(Target.C)) {
+        context(hint.formatted(Target.C), () -> request.toolchain().cc());
+      }
+      if (targets.contains(Target.CUDA)) {
+        context(hint.formatted(Target.CUDA), () -> request.toolchain().nvcc());
+      }
+    }
+
+    private LibraryModel.Operator operator(OperatorSpec op) {
+      String where = SpecReader.where(op.source(), op.method());
+      Object r = SpecReader.call(op.source(), op.method());
+      UserError.check(r != null, "%s returned null instead of an OperatorDef", where);
+      OperatorDef def = (OperatorDef) r;
+      List<Var> dims = def.dims();
+      Map<String, Var> byName = new LinkedHashMap<>();
+      for (Var v : dims) {
+        UserError.check(
+            v.name().matches("[a-z][A-Za-z0-9_]*"),
+            "%s: dim '%s' must be a lower-case Java identifier (it names a launcher variable)",
+            where,
+            v.name());
+        UserError.check(
+            byName.put(v.name(), v) == null,
+            "%s: two different dims are named '%s'",
+            where,
+            v.name());
+      }
+      for (Tensor t : def.args()) {
+        UserError.check(
+            t.name().matches("[A-Za-z_][A-Za-z0-9_]*"),
+            "%s: argument '%s' must be named like a Java identifier",
+            where,
+            t.name());
+      }
+      List<Map<Var, Long>> specializations = new ArrayList<>();
+      specializations.add(Map.of());
+      for (String s : op.specializations()) {
+        specializations.add(parseSpecialization(where, s, byName));
+      }
+      List<Variant> variants = new ArrayList<>();
+      List<String> names = new ArrayList<>();
+      for (Map<Var, Long> spec : specializations) {
+        OperatorDef vdef = spec.isEmpty() ? def : Specializer.specialize(def, spec);
+        String fn = op.name() + suffix(spec);
+        UserError.check(!names.contains(fn), "%s: specialization %s is listed twice", where, spec);
+        names.add(fn);
+        Map<Target, Build> builds = new EnumMap<>(Target.class);
+        for (Target t : targets) {
+          builds.put(t, build(op, vdef, spec, fn, t));
+        }
+        Map<String, Long> named = new LinkedHashMap<>();
+        for (Var v : dims) {
+          if (spec.containsKey(v)) {
+            named.put(v.name(), spec.get(v));
+          }
+        }
+        variants.add(new Variant(named, builds));
+      }
+      return new LibraryModel.Operator(
+          op.name(),
+          op.method().getName(),
+          expressions(def),
+          arguments(def.inputs()),
+          arguments(def.outputs()),
+          dims.stream().map(Var::name).toList(),
+          variants);
+    }
+
+    private Build build(
+        OperatorSpec op, OperatorDef def, Map<Var, Long> spec, String fn, Target target) {
+      String key = lib.name() + "/" + op.name() + "/" + target + specKey(spec);
+      Map<String, Integer> configured = request.configurations().get(key);
+      Knobs knobs = configured == null ? Knobs.defaults() : Knobs.configured(configured);
+      Method m = op.schedules().get(target);
+      String what =
+          "operator '"
+              + op.name()
+              + "' for "
+              + target
+              + (spec.isEmpty() ? "" : " specialized to " + specKey(spec).substring(1));
+      String where =
+          m != null
+              ? SpecReader.where(op.source(), m) + " (" + what + ")"
+              : SpecReader.where(op.source(), op.method()) + " (" + what + ", default schedule)";
+      Schedule s;
+      if (m == null) {
+        s = context(where, () -> DefaultSchedules.forTarget(target, def, knobs));
+      } else if (m.getReturnType() == Schedule.class) {
+        s = (Schedule) SpecReader.call(op.source(), m, def, knobs);
+        UserError.check(s != null, "%s returned null instead of a Schedule", where);
+      } else {
+        s = Schedule.create(def.outputs());
+        SpecReader.call(op.source(), m, s, def, knobs);
+      }
+      List<String> unused = knobs.unused();
+      UserError.check(
+          unused.isEmpty(),
+          "%s: configuration %s sets knobs %s that the schedule does not ask for (it asks %s)",
+          where,
+          key,
+          unused,
+          knobs.space().keySet());
+      PrimFunc f = context(where, () -> Lower.lower(s, fn, def.args(), target, null));
+      List<Kernel> kernels = new ArrayList<>();
+      List<Temporary> temps = new ArrayList<>();
+      List<PrimFunc> fs = funcs.computeIfAbsent(target, t -> new ArrayList<>());
+      if (target == Target.CUDA || target == Target.OPENCL) {
+        SplitHostDevice.DeviceModule dm = context(where, () -> SplitHostDevice.split(f));
+        for (int k = 0; k < dm.temporaries().size(); k++) {
+          Buffer b = dm.temporaries().get(k);
+          temps.add(new Temporary(b.name(), b.dtype(), dm.temporarySizes().get(k)));
+        }
+        for (PrimFunc kf : dm.kernels()) {
+          LaunchGeometry g = context(where, () -> LaunchGeometry.of(kf));
+          kernels.add(new Kernel(kf.name(), params(kf), g));
+          fs.add(kf);
+        }
+      } else {
+        kernels.add(new Kernel(f.name(), params(f), null));
+        fs.add(f);
+      }
+      List<String> trace = s.trace().steps().stream().map(Object::toString).toList();
+      return new Build(
+          m == null ? "default" : m.getDeclaringClass().getSimpleName() + "." + m.getName(),
+          knobs.isConfigured() ? "configured" : "default",
+          knobs.chosen(),
+          knobs.space(),
+          trace,
+          temps,
+          kernels);
+    }
+
+    private LibraryModel.Module compile(Target t, List<PrimFunc> fs, Map<String, Object> json) {
+      String n = lib.name();
+      return switch (t) {
+        case C -> {
+          String src = CCodegen.generate(fs, n);
+          String srcPath = "c/" + n + ".c";
+          writeString(dir.resolve(srcPath), src);
+          String libPath = "c/" + platform() + "/" + System.mapLibraryName(n);
+          Path so = dir.resolve(libPath);
+          createDirectories(so.getParent());
+          request.toolchain().compileSharedLibrary(src, so);
+          json.put("source", srcPath);
+          json.put("sourceSha256", sha256(src.getBytes(StandardCharsets.UTF_8)));
+          json.put("platform", platform());
+          json.put("sharedLibrary", libPath);
+          json.put("sharedLibrarySha256", sha256(readBytes(so)));
+          yield new LibraryModel.Module(t, srcPath, sha(src), libPath, null, Map.of());
+        }
+        case CUDA -> {
+          String src = CudaCodegen.generate(fs, n);
+          String srcPath = "cuda/" + n + ".cu";
+          writeString(dir.resolve(srcPath), src);
+          List<Integer> sms =
+              request.cudaArchitectures().stream()
+                  .map(a -> Integer.parseInt(a.replaceAll("[^0-9]", "")))
+                  .distinct()
+                  .sorted()
+                  .toList();
+          String virtual = "compute_" + sms.get(0);
+          String ptx = request.toolchain().compilePtx(src, virtual);
+          String ptxPath = "cuda/" + n + ".ptx";
+          writeString(dir.resolve(ptxPath), ptx);
+          Map<Integer, String> cubins = new TreeMap<>();
+          Map<String, Object> cubinJson = new LinkedHashMap<>();
+          for (String arch : request.cudaArchitectures().stream().sorted().distinct().toList()) {
+            byte[] cubin = request.toolchain().compileCubin(src, arch);
+            String p = "cuda/" + n + "." + arch + ".cubin";
+            writeBytes(dir.resolve(p), cubin);
+            cubins.put(Integer.parseInt(arch.replaceAll("[^0-9]", "")), p);
+            cubinJson.put(arch, Map.of("file", p, "sha256", sha256(cubin)));
+          }
+          json.put("source", srcPath);
+          json.put("sourceSha256", sha(src));
+          json.put("ptx", ptxPath);
+          json.put("ptxArchitecture", virtual);
+          json.put("ptxSha256", sha(ptx));
+          json.put("cubins", cubinJson);
+          yield new LibraryModel.Module(t, srcPath, sha(src), null, ptxPath, cubins);
+        }
+        case OPENCL -> {
+          String src = OpenClCodegen.generate(fs, n);
+          String srcPath = "opencl/" + n + ".cl";
+          writeString(dir.resolve(srcPath), src);
+          json.put("source", srcPath);
+          json.put("sourceSha256", sha(src));
+          yield new LibraryModel.Module(t, srcPath, sha(src), null, null, Map.of());
+        }
+        case JAVA -> new LibraryModel.Module(t, null, null, null, null, Map.of());
+      };
+    }
+  }
+
+  private static Map<Var, Long> parseSpecialization(
+      String where, String text, Map<String, Var> dims) {
+    Map<Var, Long> out = new LinkedHashMap<>();
+    for (String part : text.split(",")) {
+      String p = part.strip();
+      int eq = p.indexOf('=');
+      UserError.check(
+          eq > 0, "%s: specialization '%s': '%s' is not of the form dim=value", where, text, p);
+      String name = p.substring(0, eq).strip();
+      Var v = dims.get(name);
+      UserError.check(
+          v != null,
+          "%s: specialization '%s' names dim '%s', but the operator's dims are %s",
+          where,
+          text,
+          name,
+          dims.keySet());
+      long value;
+      try {
+        value = Long.parseLong(p.substring(eq + 1).strip());
+      } catch (NumberFormatException e) {
+        throw new UserError(
+            where + ": specialization '" + text + "': value of '" + name + "' is not an integer");
+      }
+      UserError.check(
+          value > 0, "%s: specialization '%s': '%s' must be positive", where, text, name);
+      UserError.check(
+          out.put(v, value) == null, "%s: specialization '%s' sets '%s' twice", where, text, name);
+    }
+    // In the order of the operator's dims, so that equal specializations get equal names.
+    Map<Var, Long> ordered = new LinkedHashMap<>();
+    for (Var v : dims.values()) {
+      if (out.containsKey(v)) {
+        ordered.put(v, out.get(v));
+      }
+    }
+    return ordered;
+  }
+
+  private static String suffix(Map<Var, Long> spec) {
+    StringBuilder sb = new StringBuilder();
+    for (var e : spec.entrySet()) {
+      sb.append('_').append(e.getKey().name()).append(e.getValue());
+    }
+    return sb.toString();
+  }
+
+  private static String specKey(Map<Var, Long> spec) {
+    if (spec.isEmpty()) {
+      return "";
+    }
+    return "/"
+        + spec.entrySet().stream()
+            .map(e -> e.getKey().name() + "=" + e.getValue())
+            .collect(Collectors.joining(","));
+  }
+
+  private static List<Param> params(PrimFunc f) {
+    List<Param> out = new ArrayList<>();
+    for (Buffer b : f.params()) {
+      out.add(new Param.Buffer(b.name(), b.dtype()));
+    }
+    for (Var v : f.scalars()) {
+      out.add(new Param.Dim(v.name(), v.dtype()));
+    }
+    return out;
+  }
+
+  private static List<Argument> arguments(List<Tensor> ts) {
+    return ts.stream().map(t -> new Argument(t.name(), t.dtype(), t.shape())).toList();
+  }
+
+  private static List<String> expressions(OperatorDef def) {
+    List<String> out = new ArrayList<>();
+    for (Tensor t : def.graph()) {
+      if (t.op() instanceof ComputeOp c) {
+        String axes = c.axis().stream().map(IterVar::name).collect(Collectors.joining(", "));
+        out.add(t.name() + "[" + axes + "] = " + ExprPrinter.print(c.body()));
+      }
+    }
+    return out;
+  }
+
+  private Map<String, Object> manifest(LibraryModel m, Map<String, Object> modules) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("format", MANIFEST_FORMAT);
+    j.put("library", m.name());
+    j.put("spec", m.specClass());
+    j.put("targets", m.targets().stream().map(Target::name).toList());
+    j.put("modules", modules);
+    Map<String, Object> ops = new LinkedHashMap<>();
+    for (LibraryModel.Operator op : m.operators()) {
+      Map<String, Object> o = new LinkedHashMap<>();
+      o.put("method", op.specMethod());
+      o.put("inputs", op.inputs().stream().map(KernelDriver::argumentJson).toList());
+      o.put("outputs", op.outputs().stream().map(KernelDriver::argumentJson).toList());
+      o.put("dims", op.dims());
+      o.put("expressions", op.expressions());
+      // How many kernels the operator became, per variant and target.
+      Map<String, Object> counts = new LinkedHashMap<>();
+      for (Variant v : op.variants()) {
+        Map<String, Object> perTarget = new LinkedHashMap<>();
+        for (Target t : m.targets()) {
+          perTarget.put(t.name(), v.builds().get(t).kernels().size());
+        }
+        counts.put(
+            v.isGeneric()
+                ? "generic"
+                : v.specialization().entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(",")),
+            perTarget);
+      }
+      o.put("kernelCount", counts);
+      List<Object> vs = new ArrayList<>();
+      for (Variant v : op.variants()) {
+        Map<String, Object> vj = new LinkedHashMap<>();
+        vj.put("specialization", v.specialization());
+        Map<String, Object> bs = new LinkedHashMap<>();
+        for (var e : v.builds().entrySet()) {
+          bs.put(e.getKey().name(), buildJson(e.getValue()));
+        }
+        vj.put("targets", bs);
+        vs.add(vj);
+      }
+      o.put("variants", vs);
+      ops.put(op.name(), o);
+    }
+    j.put("operators", ops);
+    return j;
+  }
+
+  private static Map<String, Object> argumentJson(Argument a) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("name", a.name());
+    j.put("dtype", a.dtype().name());
+    j.put("shape", a.shape().stream().map(ExprPrinter::print).toList());
+    return j;
+  }
+
+  private static Map<String, Object> buildJson(Build b) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("schedule", b.schedule());
+    j.put("configuration", b.configurationSource());
+    j.put("knobs", b.knobs());
+    Map<String, Object> space = new LinkedHashMap<>(b.space());
+    j.put("space", space);
+    j.put("trace", b.trace());
+    j.put(
+        "temporaries",
+        b.temporaries().stream()
+            .map(
+                t ->
+                    (Object)
+                        Map.of(
+                            "name", t.name(),
+                            "dtype", t.dtype().name(),
+                            "size", ExprPrinter.print(t.size())))
+            .toList());
+    List<Object> ks = new ArrayList<>();
+    for (Kernel k : b.kernels()) {
+      Map<String, Object> kj = new LinkedHashMap<>();
+      kj.put("name", k.name());
+      kj.put(
+          "params",
+          k.params().stream()
+              .map(
+                  p ->
+                      p instanceof Param.Dim
+                          ? p.name() + ": " + p.dtype()
+                          : p.name() + ": " + p.dtype() + "*")
+              .toList());
+      if (k.geometry() != null) {
+        LaunchGeometry g = k.geometry();
+        kj.put(
+            "grid",
+            List.of(g.gridX(), g.gridY(), g.gridZ()).stream().map(ExprPrinter::print).toList());
+        kj.put(
+            "block",
+            List.of(g.blockX(), g.blockY(), g.blockZ()).stream().map(ExprPrinter::print).toList());
+      }
+      ks.add(kj);
+    }
+    j.put("kernels", ks);
+    return j;
+  }
+
+  private static String summary(LibraryModel m) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("library ").append(m.name()).append(": ").append(m.targets());
+    for (LibraryModel.Operator op : m.operators()) {
+      sb.append("\n  ").append(op.name()).append(':');
+      for (Variant v : op.variants()) {
+        sb.append(v.isGeneric() ? " generic" : " " + v.specialization());
+        sb.append(" [");
+        sb.append(
+            v.builds().entrySet().stream()
+                .map(
+                    e ->
+                        e.getKey()
+                            + " "
+                            + e.getValue().kernels().size()
+                            + " kernel(s), "
+                            + e.getValue().schedule()
+                            + (e.getValue().knobs().isEmpty() ? "" : " " + e.getValue().knobs()))
+                .collect(Collectors.joining("; ")));
+        sb.append(']');
+      }
+    }
+    return sb.toString();
+  }
+
+  /** Runs {@code body}; a user error it throws gets {@code where} in front of its message. */
+  static <T> T context(String where, Supplier<T> body) {
+    try {
+      return body.get();
+    } catch (UserError e) {
+      throw new UserError(where + ": " + e.getMessage(), e);
+    } catch (CompilerBug e) {
+      e.addSuppressed(new IllegalStateException("while building " + where));
+      throw e;
+    }
+  }
+
+  static String sha(String s) {
+    return sha256(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static byte[] readBytes(Path p) {
+    try {
+      return Files.readAllBytes(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void writeString(Path p, String s) {
+    writeBytes(p, s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void writeBytes(Path p, byte[] b) {
+    try {
+      Files.createDirectories(p.getParent());
+      Files.write(p, b);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void createDirectories(Path p) {
+    try {
+      Files.createDirectories(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void move(Path from, Path to) {
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      try {
+        Files.move(from, to);
+      } catch (IOException e2) {
+        throw new UncheckedIOException(e2);
+      }
+    }
+  }
+
+  /** Deletes a directory tree, if it exists. */
+  public static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var files = Files.walk(dir)) {
+      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(f);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

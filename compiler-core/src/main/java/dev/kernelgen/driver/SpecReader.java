@@ -1,0 +1,190 @@
+package dev.kernelgen.driver;
+
+import dev.kernelgen.annotations.KernelLibrary;
+import dev.kernelgen.annotations.Operator;
+import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Reads a spec class's annotations into a {@link LibrarySpec}, checking the signatures of its
+ * methods, and calls those methods with errors that name the spec file, class and method.
+ */
+final class SpecReader {
+  private SpecReader() {}
+
+  /** A {@code @KernelLibrary} class. */
+  record LibrarySpec(
+      String name,
+      GenerateRequest.SpecSource source,
+      List<Target> targets,
+      List<OperatorSpec> operators) {}
+
+  /** An {@code @Operator} method with its specializations and schedules per target. */
+  record OperatorSpec(
+      String name,
+      Method method,
+      List<String> specializations,
+      Map<Target, Method> schedules,
+      GenerateRequest.SpecSource source) {}
+
+  static LibrarySpec read(GenerateRequest.SpecSource src) {
+    Class<?> c = src.type();
+    String where = src.displayName() + ": " + c.getName();
+    KernelLibrary lib = c.getAnnotation(KernelLibrary.class);
+    UserError.check(lib != null, "%s is not annotated @KernelLibrary", where);
+    String name = lib.name().isEmpty() ? c.getSimpleName() + "Kernels" : lib.name();
+    UserError.check(
+        name.matches("[A-Z][A-Za-z0-9_]*"),
+        "%s: library name '%s' must be a Java class name starting with an upper-case letter",
+        where,
+        name);
+    UserError.check(
+        !name.equals(c.getSimpleName()),
+        "%s: library name '%s' is the spec class's own name; the launcher class needs another",
+        where,
+        name);
+    UserError.check(lib.targets().length > 0, "%s: @KernelLibrary lists no targets", where);
+    List<Target> targets = new ArrayList<>(Arrays.asList(lib.targets()));
+    targets = targets.stream().distinct().sorted().toList();
+
+    Method[] methods = c.getDeclaredMethods();
+    // Reflection gives methods in no particular order: sort for deterministic output.
+    Arrays.sort(methods, Comparator.comparing(Method::getName));
+    Map<String, Method> ops = new TreeMap<>();
+    Map<String, List<String>> specs = new LinkedHashMap<>();
+    for (Method m : methods) {
+      Operator op = m.getAnnotation(Operator.class);
+      if (op == null) {
+        continue;
+      }
+      String w = where(src, m);
+      UserError.check(Modifier.isStatic(m.getModifiers()), "%s: an @Operator must be static", w);
+      UserError.check(m.getParameterCount() == 0, "%s: an @Operator method takes no parameters", w);
+      UserError.check(
+          m.getReturnType() == OperatorDef.class,
+          "%s: an @Operator method must return OperatorDef, not %s",
+          w,
+          m.getReturnType().getSimpleName());
+      String opName = op.name().isEmpty() ? m.getName() : op.name();
+      UserError.check(
+          opName.matches("[a-z][A-Za-z0-9]*"),
+          "%s: operator name '%s' must be a Java method name in lower camel case",
+          w,
+          opName);
+      UserError.check(ops.put(opName, m) == null, "%s: operator '%s' is declared twice", w, opName);
+      specs.put(opName, List.of(op.specialize()));
+    }
+    UserError.check(!ops.isEmpty(), "%s declares no @Operator method", where);
+
+    Map<String, Map<Target, Method>> schedules = new TreeMap<>();
+    for (Method m : methods) {
+      Schedule s = m.getAnnotation(Schedule.class);
+      if (s == null) {
+        continue;
+      }
+      String w = where(src, m);
+      UserError.check(Modifier.isStatic(m.getModifiers()), "%s: a @Schedule must be static", w);
+      checkScheduleSignature(w, m);
+      UserError.check(
+          ops.containsKey(s.operator()),
+          "%s: schedules operator '%s', which is not declared (operators: %s)",
+          w,
+          s.operator(),
+          ops.keySet());
+      UserError.check(s.targets().length > 0, "%s: @Schedule lists no targets", w);
+      Map<Target, Method> byTarget =
+          schedules.computeIfAbsent(s.operator(), k -> new EnumMap<>(Target.class));
+      for (Target t : s.targets()) {
+        Method before = byTarget.put(t, m);
+        UserError.check(
+            before == null,
+            "%s: operator '%s' already has a schedule for %s: %s",
+            w,
+            s.operator(),
+            t,
+            before == null ? "" : before.getName());
+      }
+    }
+    List<OperatorSpec> out = new ArrayList<>();
+    for (var e : ops.entrySet()) {
+      out.add(
+          new OperatorSpec(
+              e.getKey(),
+              e.getValue(),
+              specs.get(e.getKey()),
+              schedules.getOrDefault(e.getKey(), Map.of()),
+              src));
+    }
+    return new LibrarySpec(name, src, targets, out);
+  }
+
+  private static void checkScheduleSignature(String w, Method m) {
+    Class<?>[] p = m.getParameterTypes();
+    boolean applies =
+        m.getReturnType() == void.class
+            && p.length == 3
+            && p[0] == dev.kernelgen.schedule.Schedule.class
+            && p[1] == OperatorDef.class
+            && p[2] == Knobs.class;
+    boolean returns =
+        m.getReturnType() == dev.kernelgen.schedule.Schedule.class
+            && p.length == 2
+            && p[0] == OperatorDef.class
+            && p[1] == Knobs.class;
+    UserError.check(
+        applies || returns,
+        "%s: a @Schedule method must be either 'void (Schedule s, OperatorDef op, Knobs knobs)'"
+            + " or 'Schedule (OperatorDef op, Knobs knobs)'",
+        w);
+  }
+
+  /** {@code File.java: pkg.Class.method()} for messages. */
+  static String where(GenerateRequest.SpecSource src, Method m) {
+    return src.displayName() + ": " + src.type().getName() + "." + m.getName() + "()";
+  }
+
+  /**
+   * Calls a static spec method. What it throws becomes a user error naming the method; a {@link
+   * UserError} keeps its message, anything else is quoted with the line of the spec it came from.
+   */
+  static Object call(GenerateRequest.SpecSource src, Method m, Object... args) {
+    String w = where(src, m);
+    try {
+      m.setAccessible(true);
+      return m.invoke(null, args);
+    } catch (InvocationTargetException e) {
+      Throwable c = e.getCause();
+      if (c instanceof UserError u) {
+        throw new UserError(w + ": " + u.getMessage(), u);
+      }
+      throw new UserError(w + " threw " + c + line(src.type(), c), c);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new UserError(w + ": cannot call it: " + e, e);
+    }
+  }
+
+  /** " (at Spec.java:12)" for the innermost frame in the spec class, else "". */
+  private static String line(Class<?> spec, Throwable t) {
+    for (StackTraceElement f : t.getStackTrace()) {
+      if (f.getClassName().equals(spec.getName())
+          || f.getClassName().startsWith(spec.getName() + "$")) {
+        return " (at " + f.getFileName() + ":" + f.getLineNumber() + ")";
+      }
+    }
+    return "";
+  }
+}

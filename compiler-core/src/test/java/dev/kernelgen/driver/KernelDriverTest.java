@@ -1,0 +1,196 @@
+package dev.kernelgen.driver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.testing.JavaSourceCompiler;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KernelDriverTest {
+  @TempDir Path tmp;
+
+  private GenerateRequest.Builder request(Class<?> spec, Target... targets) {
+    return GenerateRequest.builder()
+        .spec(spec, Path.of("src/main/kernels/java/" + spec.getSimpleName() + ".java"))
+        .targets(
+            targets.length == 0 ? EnumSet.noneOf(Target.class) : EnumSet.of(targets[0], targets))
+        .resourcesDir(tmp.resolve("resources"));
+  }
+
+  @Test
+  void buildsCAndJavaKernelsWithManifestAndSpecialization() throws Exception {
+    List<LibraryModel> models =
+        KernelDriver.generate(request(Specs.Small.class, Target.C, Target.JAVA).build());
+    assertThat(models).hasSize(1);
+    LibraryModel m = models.get(0);
+    assertThat(m.name()).isEqualTo("SmallKernels");
+    assertThat(m.packageName()).isEqualTo("dev.kernelgen.driver");
+    assertThat(m.targets()).containsExactly(Target.C, Target.JAVA);
+    assertThat(m.operators())
+        .extracting(LibraryModel.Operator::name)
+        .containsExactly("add", "rowSum");
+
+    LibraryModel.Operator add = m.operators().get(0);
+    assertThat(add.dims()).containsExactly("n");
+    assertThat(add.variants()).hasSize(2);
+    assertThat(add.variants().get(1).specialization()).isEqualTo(Map.of("n", 1024L));
+    LibraryModel.Build cpu = add.variants().get(0).builds().get(Target.C);
+    assertThat(cpu.schedule()).isEqualTo("Small.addCpu");
+    assertThat(cpu.knobs()).isEqualTo(Map.of("vector", 8));
+    assertThat(cpu.space()).isEqualTo(Map.of("vector", List.of(8, 4, 16)));
+    assertThat(cpu.kernels()).singleElement().satisfies(k -> assertThat(k.name()).isEqualTo("add"));
+    LibraryModel.Kernel spec = add.variants().get(1).builds().get(Target.C).kernels().get(0);
+    assertThat(spec.name()).isEqualTo("add_n1024");
+    // The specialized kernel has no dim parameter left.
+    assertThat(spec.params()).allMatch(p -> p instanceof LibraryModel.Param.Buffer);
+
+    Path dir = tmp.resolve("resources/META-INF/kernels/SmallKernels");
+    String manifest = Files.readString(dir.resolve("manifest.json"));
+    assertThat(manifest)
+        .contains("\"library\": \"SmallKernels\"")
+        .contains("\"schedule\": \"Small.addCpu\"")
+        .contains("\"knobs\": {\n")
+        .contains("s[c].split(i, factor=8)")
+        .contains("\"kernelCount\"")
+        .contains("c[i] = (a[i] + b[i])");
+    Path so = dir.resolve(m.modules().get(Target.C).sharedLibrary());
+    assertThat(Files.readAllBytes(so)).startsWith(0x7f, 'E', 'L', 'F');
+    assertThat(Files.readString(dir.resolve("c/SmallKernels.c"))).contains("void add_n1024(");
+    assertThat(tmp.resolve("resources.tmp")).doesNotExist();
+
+    // The Java kernels compile and compute the row sum of 2x.
+    Class<?> k =
+        JavaSourceCompiler.compile(
+            "dev.kernelgen.driver." + m.javaKernelClass(), m.javaKernelSource());
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment x = arena.allocate(4 * 6);
+      for (int i = 0; i < 6; i++) {
+        x.setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
+      }
+      MemorySegment s = arena.allocate(4 * 2);
+      k.getMethod("rowSum", MemorySegment.class, MemorySegment.class, int.class, int.class)
+          .invoke(null, x, s, 2, 3);
+      assertThat(s.getAtIndex(ValueLayout.JAVA_FLOAT, 0)).isEqualTo(6f);
+      assertThat(s.getAtIndex(ValueLayout.JAVA_FLOAT, 1)).isEqualTo(24f);
+    }
+  }
+
+  @Test
+  void gpuTargetsGetDefaultSchedulesWithLaunchGeometry() {
+    LibraryModel m =
+        KernelDriver.generate(request(Specs.Small.class, Target.OPENCL).build()).get(0);
+    LibraryModel.Build b = m.operators().get(1).variants().get(0).builds().get(Target.OPENCL);
+    assertThat(b.schedule()).isEqualTo("default");
+    assertThat(b.knobs()).isEqualTo(Map.of("threads", 256));
+    LibraryModel.Kernel k = b.kernels().get(0);
+    assertThat(k.geometry().blockX().show()).isEqualTo("256");
+    assertThat(k.geometry().gridX().show()).contains("m");
+    assertThat(tmp.resolve("resources/META-INF/kernels/SmallKernels/opencl/SmallKernels.cl"))
+        .content()
+        .contains("__kernel void rowSum(")
+        .contains("__kernel void add_n1024(");
+  }
+
+  @Test
+  void configuredKnobsAreUsedAndRecorded() {
+    LibraryModel m =
+        KernelDriver.generate(
+                request(Specs.Small.class, Target.C)
+                    .configurations(Map.of("SmallKernels/add/C", Map.of("vector", 16)))
+                    .build())
+            .get(0);
+    LibraryModel.Build b = m.operators().get(0).variants().get(0).builds().get(Target.C);
+    assertThat(b.knobs()).isEqualTo(Map.of("vector", 16));
+    assertThat(b.configurationSource()).isEqualTo("configured");
+  }
+
+  @Test
+  void cudaBuildsPtxAndCubin() {
+    Assumptions.assumeTrue(
+        NativeToolchain.fromEnvironment().findNvcc().isPresent(), "nvcc not found: skipped");
+    LibraryModel m = KernelDriver.generate(request(Specs.Gpu.class).build()).get(0);
+    LibraryModel.Module mod = m.modules().get(Target.CUDA);
+    Path dir = tmp.resolve("resources/META-INF/kernels/GpuKernels");
+    assertThat(dir.resolve(mod.ptx())).content().contains(".entry scale");
+    assertThat(mod.cubins()).containsKey(90);
+    assertThat(dir.resolve(mod.cubins().get(90))).isNotEmptyFile();
+  }
+
+  @Test
+  void aSpecThatThrowsNamesFileClassAndMethod() {
+    Files.exists(tmp);
+    assertThatThrownBy(() -> KernelDriver.generate(request(Specs.Throwing.class).build()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("Throwing.java: dev.kernelgen.driver.Specs$Throwing.broken()")
+        .hasMessageContaining("'b'");
+    assertThat(tmp.resolve("resources")).doesNotExist();
+    assertThat(tmp.resolve("resources.tmp")).doesNotExist();
+  }
+
+  @Test
+  void anIllegalScheduleNamesTheScheduleMethod() {
+    assertThatThrownBy(() -> KernelDriver.generate(request(Specs.Illegal.class).build()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("Specs$Illegal.cpu()")
+        .hasMessageContaining("vectorize of reduce axis 'k'");
+  }
+
+  @Test
+  void aMissingNvccSaysWhichToolAndWhichLibrary() {
+    assertThatThrownBy(
+            () ->
+                KernelDriver.generate(
+                    request(Specs.Gpu.class)
+                        .toolchain(
+                            NativeToolchain.fromEnvironment().withNvcc(tmp.resolve("no/such/nvcc")))
+                        .build()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("GpuKernels")
+        .hasMessageContaining("CUDA compiler")
+        .hasMessageContaining("no/such/nvcc");
+  }
+
+  @Test
+  void aConfigurationForAnUnknownKnobIsAnError() {
+    assertThatThrownBy(
+            () ->
+                KernelDriver.generate(
+                    request(Specs.Small.class, Target.C)
+                        .configurations(Map.of("SmallKernels/add/C", Map.of("tile", 4)))
+                        .build()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("tile");
+  }
+
+  @Test
+  void noTargetLeftIsAnError() {
+    assertThatThrownBy(() -> KernelDriver.generate(request(Specs.Gpu.class, Target.C).build()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("GpuKernels")
+        .hasMessageContaining("[CUDA]");
+  }
+
+  @Test
+  void outputIsDeterministic() throws Exception {
+    KernelDriver.generate(request(Specs.Small.class, Target.JAVA, Target.OPENCL).build());
+    String first =
+        Files.readString(tmp.resolve("resources/META-INF/kernels/SmallKernels/manifest.json"));
+    KernelDriver.generate(request(Specs.Small.class, Target.JAVA, Target.OPENCL).build());
+    assertThat(tmp.resolve("resources/META-INF/kernels/SmallKernels/manifest.json"))
+        .content()
+        .isEqualTo(first);
+  }
+}

@@ -1,0 +1,108 @@
+package dev.kernelgen.driver;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.shape;
+import static dev.kernelgen.te.TE.sum;
+import static dev.kernelgen.te.TE.var;
+
+import dev.kernelgen.annotations.KernelLibrary;
+import dev.kernelgen.annotations.Operator;
+import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import java.util.List;
+
+/** Spec classes for the driver tests. */
+final class Specs {
+  private Specs() {}
+
+  /** Vector add (with a specialization) and a row sum, for every target. */
+  @KernelLibrary(name = "SmallKernels")
+  static final class Small {
+    @Operator(specialize = {"n=1024"})
+    public static OperatorDef add() {
+      Var n = var("n");
+      Tensor a = placeholder("a", FLOAT32, n);
+      Tensor b = placeholder("b", FLOAT32, n);
+      Tensor c = compute("c", shape(n), i -> a.at(i).add(b.at(i)));
+      return OperatorDef.of(List.of(a, b), c);
+    }
+
+    @Operator
+    public static OperatorDef rowSum() {
+      Var m = var("m");
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, m, n);
+      Tensor twice = compute("twice", shape(m, n), (i, j) -> x.at(i, j).mul(2f));
+      IterVar k = reduceAxis(n, "k");
+      Tensor s = compute("s", shape(m), i -> sum(twice.at(i, k.var()), k));
+      return OperatorDef.of(List.of(x), s);
+    }
+
+    @Schedule(
+        operator = "add",
+        targets = {Target.C})
+    public static void addCpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+      var st = s.stage(op.output());
+      int v = knobs.knob("vector", 8, 4, 16);
+      var sp = st.split(st.axis(0), v);
+      st.parallel(sp.outer());
+      st.vectorize(sp.inner());
+    }
+  }
+
+  /** An operator method that throws. */
+  @KernelLibrary(
+      name = "ThrowingKernels",
+      targets = {Target.JAVA})
+  static final class Throwing {
+    @Operator
+    public static OperatorDef broken() {
+      Var n = var("n");
+      Tensor a = placeholder("a", FLOAT32, n);
+      Tensor b = placeholder("b", FLOAT32, n, n);
+      return OperatorDef.of(List.of(a), compute("c", shape(n), i -> a.at(i).add(b.at(i))));
+    }
+  }
+
+  /** A schedule that is not legal: vectorizes a reduce axis. */
+  @KernelLibrary(
+      name = "IllegalKernels",
+      targets = {Target.C})
+  static final class Illegal {
+    @Operator
+    public static OperatorDef total() {
+      Var n = var("n");
+      Tensor a = placeholder("a", FLOAT32, n, 4);
+      IterVar k = reduceAxis(4, "k");
+      return OperatorDef.of(List.of(a), compute("t", shape(n), i -> sum(a.at(i, k.var()), k)));
+    }
+
+    @Schedule(
+        operator = "total",
+        targets = {Target.C})
+    public static void cpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+      s.stage(op.output()).vectorize(s.stage(op.output()).reduceAxis(0));
+    }
+  }
+
+  /** A GPU-only library. */
+  @KernelLibrary(
+      name = "GpuKernels",
+      targets = {Target.CUDA})
+  static final class Gpu {
+    @Operator
+    public static OperatorDef scale() {
+      Var n = var("n");
+      Tensor a = placeholder("a", FLOAT32, n);
+      return OperatorDef.of(List.of(a), compute("b", shape(n), i -> a.at(i).mul(3f)));
+    }
+  }
+}

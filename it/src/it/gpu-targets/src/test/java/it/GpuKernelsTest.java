@@ -1,0 +1,36 @@
+package it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.HostTensor;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+class GpuKernelsTest {
+  @Test
+  void ptxAndCubinAreEmbedded() throws Exception {
+    ClassLoader cl = GpuKernels.class.getClassLoader();
+    try (InputStream in = cl.getResourceAsStream("META-INF/kernels/GpuKernels/cuda/GpuKernels.ptx")) {
+      assertNotNull(in, "PTX resource");
+      assertTrue(new String(in.readAllBytes(), StandardCharsets.UTF_8).contains(".entry scaleAdd"));
+    }
+    assertNotNull(cl.getResource("META-INF/kernels/GpuKernels/cuda/GpuKernels.sm_90.cubin"));
+  }
+
+  @Test
+  void runsOnOpenCl() {
+    Assumptions.assumeTrue(Devices.openCl().isPresent(), Devices.describe());
+    try (GpuKernels k = GpuKernels.load(Devices.openCl().get());
+        HostTensor x = HostTensor.of(new float[] {1, 2, 3, 4, 5});
+        HostTensor y = HostTensor.of(new float[] {1, 1, 1, 1, 1});
+        HostTensor z = k.allocateScaleAddOutput(x, y)) {
+      k.scaleAdd(x, y, z);
+      assertArrayEquals(new float[] {3, 5, 7, 9, 11}, z.toFloatArray());
+    }
+  }
+}

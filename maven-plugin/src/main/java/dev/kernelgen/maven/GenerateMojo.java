@@ -1,0 +1,196 @@
+package dev.kernelgen.maven;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.maven.generate.GenerateSettings;
+import dev.kernelgen.maven.generate.Generator;
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.maven.artifact.DependencyResolutionRequiredException;
+import org.apache.maven.model.Resource;
+import org.apache.maven.plugin.AbstractMojo;
+import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugin.descriptor.PluginDescriptor;
+import org.apache.maven.plugins.annotations.LifecyclePhase;
+import org.apache.maven.plugins.annotations.Mojo;
+import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.plugins.annotations.ResolutionScope;
+import org.apache.maven.project.MavenProject;
+
+/**
+ * Generates kernels and launcher classes from the kernel specs in {@code src/main/kernels/java}:
+ * compiles the specs in memory, runs their {@code @Operator} and {@code @Schedule} methods, lowers
+ * and compiles the kernels for each target, and writes them as resources with a manifest, and the
+ * launchers as sources. Both roots are added to the build, also when nothing had to be generated.
+ */
+@Mojo(
+    name = "generate",
+    defaultPhase = LifecyclePhase.GENERATE_SOURCES,
+    threadSafe = true,
+    requiresDependencyResolution = ResolutionScope.COMPILE)
+public final class GenerateMojo extends AbstractMojo {
+
+  /** Skips the goal: nothing is generated and no root is added. */
+  @Parameter(property = "kernels.skip", defaultValue = "false")
+  private boolean skip;
+
+  /** The root of the spec sources: classes annotated {@code @KernelLibrary}. */
+  @Parameter(
+      property = "kernels.specDirectory",
+      defaultValue = "${project.basedir}/src/main/kernels/java")
+  private File specDirectory;
+
+  /** Tuning logs; their content takes part in deciding whether to regenerate. */
+  @Parameter(
+      property = "kernels.tuningDirectory",
+      defaultValue = "${project.basedir}/src/main/kernels/tuning")
+  private File tuningDirectory;
+
+  /** Where the launcher sources (and the Java target's kernels) are written. */
+  @Parameter(
+      property = "kernels.sourcesOutputDirectory",
+      defaultValue = "${project.build.directory}/generated-sources/kernels")
+  private File sourcesOutputDirectory;
+
+  /** Where the kernels and manifests are written, under {@code META-INF/kernels/}. */
+  @Parameter(
+      property = "kernels.resourcesOutputDirectory",
+      defaultValue = "${project.build.directory}/generated-resources/kernels")
+  private File resourcesOutputDirectory;
+
+  /**
+   * The targets to build: {@code CUDA}, {@code OPENCL}, {@code C}, {@code JAVA}. Empty (the
+   * default): each library's own targets; otherwise each library builds those of its targets that
+   * are listed here.
+   */
+  @Parameter(property = "kernels.targets")
+  private List<String> targets = new ArrayList<>();
+
+  /**
+   * The C compiler for the C target; by default {@code cc}, {@code gcc} or {@code clang} on PATH.
+   */
+  @Parameter(property = "kernels.cc")
+  private File cc;
+
+  /**
+   * nvcc for the CUDA target; by default looked up on PATH, in {@code $CUDA_HOME/bin} and in {@code
+   * /usr/local/cuda/bin}.
+   */
+  @Parameter(property = "kernels.nvcc")
+  private File nvcc;
+
+  /**
+   * The GPU architectures to build cubins for; the PTX embedded beside them is built for the
+   * lowest, so that the driver compiles it for newer GPUs.
+   */
+  @Parameter(property = "kernels.cudaArchitectures", defaultValue = "sm_90")
+  private List<String> cudaArchitectures;
+
+  /**
+   * Flags for the C compiler; empty (the default): {@code -O3 -march=native -fopenmp -shared -fPIC
+   * -std=c11}. Note that {@code -march=native} ties the library to CPUs like the build machine's.
+   */
+  @Parameter(property = "kernels.cFlags")
+  private List<String> cFlags = new ArrayList<>();
+
+  @Parameter(defaultValue = "${project}", readonly = true, required = true)
+  private MavenProject project;
+
+  @Parameter(defaultValue = "${plugin}", readonly = true, required = true)
+  private PluginDescriptor plugin;
+
+  @Override
+  public void execute() throws MojoExecutionException, MojoFailureException {
+    if (skip) {
+      getLog().info("kernel generation skipped (kernels.skip)");
+      return;
+    }
+    GenerateSettings settings =
+        new GenerateSettings(
+            specDirectory.toPath(),
+            tuningDirectory.toPath(),
+            classPath(),
+            sourcesOutputDirectory.toPath(),
+            resourcesOutputDirectory.toPath(),
+            Path.of(project.getBuild().getDirectory(), "kernelgen", "inputs.sha256"),
+            plugin.getVersion(),
+            parseTargets(),
+            cc == null ? null : cc.toPath(),
+            nvcc == null ? null : nvcc.toPath(),
+            cudaArchitectures,
+            cFlags,
+            line -> getLog().info(line));
+    Generator.Outcome outcome;
+    try {
+      outcome = Generator.run(settings);
+    } catch (UserError e) {
+      throw new MojoFailureException(e.getMessage(), e);
+    } catch (CompilerBug e) {
+      throw new MojoExecutionException(e.getMessage(), e);
+    }
+    if (outcome != Generator.Outcome.NO_SPECS) {
+      addRoots();
+    }
+  }
+
+  private Set<Target> parseTargets() throws MojoFailureException {
+    Set<Target> out = EnumSet.noneOf(Target.class);
+    for (String t : targets) {
+      for (String part : t.split(",")) {
+        String p = part.strip();
+        if (p.isEmpty()) {
+          continue;
+        }
+        try {
+          out.add(Target.valueOf(p.toUpperCase(Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+          throw new MojoFailureException(
+              "unknown target '"
+                  + p
+                  + "' in <targets> (kernels.targets); known targets: "
+                  + Arrays.toString(Target.values()));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The compile class path without the project's own classes, which do not exist yet. */
+  private List<Path> classPath() throws MojoExecutionException {
+    try {
+      String own = project.getBuild().getOutputDirectory();
+      List<Path> out = new ArrayList<>();
+      for (String e : project.getCompileClasspathElements()) {
+        if (!e.equals(own)) {
+          out.add(Path.of(e));
+        }
+      }
+      return out;
+    } catch (DependencyResolutionRequiredException e) {
+      throw new MojoExecutionException("compile dependencies are not resolved", e);
+    }
+  }
+
+  private void addRoots() {
+    String sources = sourcesOutputDirectory.getAbsolutePath();
+    if (!project.getCompileSourceRoots().contains(sources)) {
+      project.addCompileSourceRoot(sources);
+    }
+    String resources = resourcesOutputDirectory.getAbsolutePath();
+    boolean present =
+        project.getResources().stream().anyMatch(r -> resources.equals(r.getDirectory()));
+    if (!present) {
+      Resource r = new Resource();
+      r.setDirectory(resources);
+      project.addResource(r);
+    }
+  }
+}

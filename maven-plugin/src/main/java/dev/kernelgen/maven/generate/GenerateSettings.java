@@ -1,0 +1,70 @@
+package dev.kernelgen.maven.generate;
+
+import dev.kernelgen.annotations.Target;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * What one {@code kernels:generate} needs, as the Mojo read it from the build: immutable and free
+ * of Maven types.
+ *
+ * @param specDirectory the root of the spec sources ({@code src/main/kernels/java})
+ * @param tuningDirectory tuning logs, whose content takes part in the digest (may not exist)
+ * @param classPath the project's compile class path, without its own output directory
+ * @param sourcesOutput where launcher sources go
+ * @param resourcesOutput where kernels and manifests go
+ * @param stateFile where the digest of the last build's inputs is kept
+ * @param pluginVersion the plugin's version, part of the digest
+ * @param targets the targets to build; empty: each library's own
+ * @param cc the C compiler, or null to search PATH
+ * @param nvcc nvcc, or null to search PATH and the usual CUDA directories
+ * @param cudaArchitectures cubin architectures ({@code sm_90})
+ * @param cFlags C compiler flags; empty: kernelgen's defaults
+ * @param info receives progress lines
+ */
+public record GenerateSettings(
+    Path specDirectory,
+    Path tuningDirectory,
+    List<Path> classPath,
+    Path sourcesOutput,
+    Path resourcesOutput,
+    Path stateFile,
+    String pluginVersion,
+    Set<Target> targets,
+    Path cc,
+    Path nvcc,
+    List<String> cudaArchitectures,
+    List<String> cFlags,
+    Consumer<String> info) {
+  public GenerateSettings {
+    Objects.requireNonNull(specDirectory, "specDirectory");
+    classPath = List.copyOf(classPath);
+    Objects.requireNonNull(sourcesOutput, "sourcesOutput");
+    Objects.requireNonNull(resourcesOutput, "resourcesOutput");
+    Objects.requireNonNull(stateFile, "stateFile");
+    targets = Set.copyOf(targets);
+    cudaArchitectures = List.copyOf(cudaArchitectures);
+    cFlags = List.copyOf(cFlags);
+    Objects.requireNonNull(info, "info");
+  }
+
+  /** The configuration as text, for the digest: everything that changes the output. */
+  String configuration() {
+    return "targets="
+        + new java.util.TreeSet<>(targets)
+        + "\ncc="
+        + cc
+        + "\nnvcc="
+        + nvcc
+        + "\ncudaArchitectures="
+        + cudaArchitectures
+        + "\ncFlags="
+        + cFlags
+        + "\nplugin="
+        + pluginVersion
+        + "\n";
+  }
+}

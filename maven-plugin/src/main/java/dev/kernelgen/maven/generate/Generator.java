@@ -1,0 +1,281 @@
+package dev.kernelgen.maven.generate;
+
+import dev.kernelgen.annotations.KernelLibrary;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.driver.GenerateRequest;
+import dev.kernelgen.driver.KernelDriver;
+import dev.kernelgen.driver.LibraryModel;
+import dev.kernelgen.maven.launcher.LauncherGenerator;
+import dev.kernelgen.spec.OperatorDef;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The whole {@code kernels:generate} goal without Maven: decide from a digest of the inputs whether
+ * anything must be built, compile the spec sources in memory, load the {@code @KernelLibrary}
+ * classes, run the {@link KernelDriver}, and write the launchers.
+ */
+public final class Generator {
+  /** What a run did. */
+  public enum Outcome {
+    /** There are no spec sources, or none declares a library. */
+    NO_SPECS,
+    /** The inputs are those of the last build and its outputs are there. */
+    UP_TO_DATE,
+    /** Kernels and launchers were written. */
+    GENERATED
+  }
+
+  private Generator() {}
+
+  /**
+   * Runs the goal.
+   *
+   * @throws UserError naming the spec file, class, method and problem
+   */
+  public static Outcome run(GenerateSettings s) {
+    List<Path> specs = specFiles(s.specDirectory());
+    if (specs.isEmpty()) {
+      s.info().accept("no kernel specs in " + s.specDirectory() + ": nothing to generate");
+      return Outcome.NO_SPECS;
+    }
+    String digest = digest(s, specs);
+    String before = readState(s.stateFile());
+    if (digest.equals(before)
+        && Files.isDirectory(s.sourcesOutput())
+        && Files.isDirectory(s.resourcesOutput())) {
+      s.info()
+          .accept(
+              "kernels are up to date ("
+                  + specs.size()
+                  + " spec file(s) unchanged): nothing to generate");
+      return Outcome.UP_TO_DATE;
+    }
+    s.info()
+        .accept(
+            before == null
+                ? "generating kernels: no previous build"
+                : !digest.equals(before)
+                    ? "generating kernels: spec sources, tuning logs or configuration changed"
+                    : "generating kernels: outputs are missing");
+    // A failed build must not leave a digest that would call the old outputs up to date.
+    deleteIfExists(s.stateFile());
+    List<Path> cp = new ArrayList<>(pluginClassPath());
+    cp.addAll(s.classPath());
+    ClassLoader projectLoader =
+        new URLClassLoader(urls(s.classPath()), Generator.class.getClassLoader());
+    InMemoryCompiler.Result compiled = InMemoryCompiler.compileFiles(specs, cp, projectLoader);
+    GenerateRequest.Builder req = GenerateRequest.builder();
+    int libraries = 0;
+    for (String name : compiled.classes().keySet()) {
+      Class<?> c;
+      try {
+        c = Class.forName(name, false, compiled.loader());
+      } catch (ClassNotFoundException | LinkageError e) {
+        throw new UserError("cannot load compiled spec class " + name + ": " + e, e);
+      }
+      if (c.isAnnotationPresent(KernelLibrary.class)) {
+        String src = compiled.sources().get(name);
+        req.spec(c, src == null ? null : Path.of(src));
+        libraries++;
+      }
+    }
+    if (libraries == 0) {
+      s.info()
+          .accept(
+              "no class in "
+                  + s.specDirectory()
+                  + " is annotated @KernelLibrary: nothing to generate");
+      return Outcome.NO_SPECS;
+    }
+    NativeToolchain tc = NativeToolchain.fromEnvironment().withCc(s.cc()).withNvcc(s.nvcc());
+    if (!s.cFlags().isEmpty()) {
+      tc = tc.withCFlags(s.cFlags());
+    }
+    req.targets(s.targets())
+        .resourcesDir(s.resourcesOutput())
+        .toolchain(tc)
+        .cudaArchitectures(s.cudaArchitectures())
+        .log(s.info());
+    List<LibraryModel> models;
+    try {
+      models = KernelDriver.generate(req.build());
+    } catch (UserError e) {
+      throw hint(e);
+    }
+    Path tmp = s.sourcesOutput().resolveSibling(s.sourcesOutput().getFileName() + ".tmp");
+    KernelDriver.deleteTree(tmp);
+    int files = 0;
+    for (LibraryModel m : models) {
+      for (LauncherGenerator.GeneratedSource g : LauncherGenerator.generate(m)) {
+        write(tmp.resolve(g.path()), g.content());
+        files++;
+      }
+    }
+    KernelDriver.deleteTree(s.sourcesOutput());
+    move(tmp, s.sourcesOutput());
+    write(s.stateFile(), digest);
+    s.info()
+        .accept(
+            "generated "
+                + models.size()
+                + " kernel librar"
+                + (models.size() == 1 ? "y" : "ies")
+                + " and "
+                + files
+                + " Java source(s)");
+    return Outcome.GENERATED;
+  }
+
+  /**
+   * Adds to a missing-tool message how to configure the plugin. The new error has no cause: Maven
+   * would print the cause's message (the same, in the toolchain's words) once more.
+   */
+  private static UserError hint(UserError e) {
+    // The toolchain names its Java API setters; a Maven user configures the plugin instead.
+    String m = e.getMessage().replaceAll(" ?\\(NativeToolchain\\.with(Nvcc|Cc)\\)", "");
+    if (m.contains("CUDA compiler")) {
+      return new UserError(
+          m
+              + "\nConfigure the plugin's <nvcc> (-Dkernels.nvcc=/path/to/nvcc), or build without"
+              + " CUDA (<targets>, -Dkernels.targets=OPENCL,C,JAVA).");
+    }
+    if (m.contains("C compiler")) {
+      return new UserError(
+          m
+              + "\nConfigure the plugin's <cc> (-Dkernels.cc=/path/to/cc), or build without C"
+              + " (<targets>, -Dkernels.targets=JAVA).");
+    }
+    return e;
+  }
+
+  /** The spec sources, sorted. */
+  static List<Path> specFiles(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files
+          .filter(p -> p.toString().endsWith(".java") && Files.isRegularFile(p))
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The jars (or directories) holding the spec API: the specs compile against these. */
+  private static List<Path> pluginClassPath() {
+    Set<Path> out = new LinkedHashSet<>();
+    for (Class<?> c : List.of(KernelLibrary.class, OperatorDef.class)) {
+      try {
+        out.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()));
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot locate " + c.getName(), e);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private static URL[] urls(List<Path> paths) {
+    URL[] urls = new URL[paths.size()];
+    for (int i = 0; i < urls.length; i++) {
+      try {
+        urls[i] = paths.get(i).toUri().toURL();
+      } catch (MalformedURLException e) {
+        throw new IllegalArgumentException(e);
+      }
+    }
+    return urls;
+  }
+
+  /**
+   * SHA-256 over everything that decides the output: the configuration, the plugin's version, the
+   * spec sources, the tuning logs, and the class path (names, sizes and times of its files).
+   */
+  static String digest(GenerateSettings s, List<Path> specs) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      update(md, s.configuration());
+      for (Path p : specs) {
+        update(md, "spec " + s.specDirectory().relativize(p) + "\n");
+        md.update(Files.readAllBytes(p));
+      }
+      if (s.tuningDirectory() != null && Files.isDirectory(s.tuningDirectory())) {
+        try (Stream<Path> files = Files.walk(s.tuningDirectory())) {
+          for (Path p : files.filter(Files::isRegularFile).sorted().toList()) {
+            update(md, "tuning " + s.tuningDirectory().relativize(p) + "\n");
+            md.update(Files.readAllBytes(p));
+          }
+        }
+      }
+      for (Path p : s.classPath()) {
+        update(md, "classpath " + p);
+        if (Files.isRegularFile(p)) {
+          update(md, " " + Files.size(p) + " " + Files.getLastModifiedTime(p).toMillis());
+        }
+        update(md, "\n");
+      }
+      return HexFormat.of().formatHex(md.digest());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void update(MessageDigest md, String s) {
+    md.update(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String readState(Path p) {
+    try {
+      return Files.isRegularFile(p) ? Files.readString(p).strip() : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static void write(Path p, String text) {
+    try {
+      Files.createDirectories(p.getParent());
+      Files.writeString(p, text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteIfExists(Path p) {
+    try {
+      Files.deleteIfExists(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void move(Path from, Path to) {
+    try {
+      Files.createDirectories(from);
+      Files.createDirectories(to.getParent());
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package dev.kernelgen.maven.generate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.diag.UserError;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GeneratorTest {
+  @TempDir Path tmp;
+  final List<String> log = new ArrayList<>();
+
+  static final String SPEC =
+      """
+      package demo;
+
+      import static dev.kernelgen.te.TE.*;
+
+      import dev.kernelgen.annotations.KernelLibrary;
+      import dev.kernelgen.annotations.Operator;
+      import dev.kernelgen.annotations.Target;
+      import dev.kernelgen.spec.OperatorDef;
+      import dev.kernelgen.te.Tensor;
+      import dev.kernelgen.te.Var;
+      import java.util.List;
+
+      @KernelLibrary(name = "DemoKernels", targets = {Target.JAVA})
+      public final class DemoSpec {
+        @Operator
+        public static OperatorDef scale() {
+          Var n = var("n");
+          Tensor x = placeholder("x", FLOAT32, n);
+          return OperatorDef.of(List.of(x), compute("y", shape(n), i -> x.at(i).mul(%s)));
+        }
+      }
+      """;
+
+  GenerateSettings settings(Set<Target> targets) {
+    return settings(targets, null);
+  }
+
+  GenerateSettings settings(Set<Target> targets, Path nvcc) {
+    return new GenerateSettings(
+        tmp.resolve("src/main/kernels/java"),
+        tmp.resolve("src/main/kernels/tuning"),
+        List.of(),
+        tmp.resolve("target/generated-sources/kernels"),
+        tmp.resolve("target/generated-resources/kernels"),
+        tmp.resolve("target/kernelgen/inputs.sha256"),
+        "test",
+        targets,
+        null,
+        nvcc,
+        List.of("sm_90"),
+        List.of(),
+        log::add);
+  }
+
+  void writeSpec(String body) throws Exception {
+    Path f = tmp.resolve("src/main/kernels/java/demo/DemoSpec.java");
+    Files.createDirectories(f.getParent());
+    Files.writeString(f, body);
+  }
+
+  @Test
+  void generatesThenSeesNothingToDoThenRegeneratesOnChange() throws Exception {
+    writeSpec(SPEC.formatted("2f"));
+    assertThat(Generator.run(settings(Set.of()))).isEqualTo(Generator.Outcome.GENERATED);
+    Path launcher = tmp.resolve("target/generated-sources/kernels/demo/DemoKernels.java");
+    assertThat(launcher).exists();
+    assertThat(tmp.resolve("target/generated-sources/kernels/demo/DemoKernelsJava.java")).exists();
+    assertThat(
+            tmp.resolve(
+                "target/generated-resources/kernels/META-INF/kernels/DemoKernels/manifest.json"))
+        .exists();
+    long time = Files.getLastModifiedTime(launcher).toMillis();
+
+    log.clear();
+    assertThat(Generator.run(settings(Set.of()))).isEqualTo(Generator.Outcome.UP_TO_DATE);
+    assertThat(log).anyMatch(l -> l.contains("nothing to generate"));
+    assertThat(Files.getLastModifiedTime(launcher).toMillis()).isEqualTo(time);
+
+    writeSpec(SPEC.formatted("3f"));
+    assertThat(Generator.run(settings(Set.of()))).isEqualTo(Generator.Outcome.GENERATED);
+    assertThat(tmp.resolve("target/generated-sources/kernels/demo/DemoKernelsJava.java"))
+        .content()
+        .contains("3.0f");
+  }
+
+  @Test
+  void aSpecThatDoesNotCompileNamesFileAndLine() throws Exception {
+    writeSpec(SPEC.formatted("undefinedThing"));
+    assertThatThrownBy(() -> Generator.run(settings(Set.of())))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("kernel specs do not compile")
+        .hasMessageContaining("DemoSpec.java:19: error:")
+        .hasMessageContaining("undefinedThing");
+    assertThat(tmp.resolve("target/kernelgen/inputs.sha256")).doesNotExist();
+  }
+
+  @Test
+  void aMissingNvccSaysHowToConfigureThePlugin() throws Exception {
+    writeSpec(SPEC.formatted("2f").replace("Target.JAVA", "Target.CUDA"));
+    assertThatThrownBy(() -> Generator.run(settings(Set.of(), tmp.resolve("no/nvcc"))))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("library 'DemoKernels' (DemoSpec.java) targets CUDA: CUDA compiler")
+        .hasMessageContaining("-Dkernels.nvcc=")
+        .hasMessageNotContaining("NativeToolchain")
+        .hasNoCause();
+  }
+
+  @Test
+  void noSpecsIsNotAnError() {
+    assertThat(Generator.run(settings(Set.of()))).isEqualTo(Generator.Outcome.NO_SPECS);
+  }
+}

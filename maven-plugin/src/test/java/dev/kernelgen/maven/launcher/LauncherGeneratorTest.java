@@ -1,0 +1,49 @@
+package dev.kernelgen.maven.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.driver.GenerateRequest;
+import dev.kernelgen.driver.KernelDriver;
+import dev.kernelgen.driver.LibraryModel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LauncherGeneratorTest {
+  @TempDir Path tmp;
+
+  static LibraryModel model(Class<?> spec, Path dir, Target... targets) {
+    return KernelDriver.generate(
+            GenerateRequest.builder()
+                .spec(spec, Path.of(spec.getSimpleName() + ".java"))
+                .targets(EnumSet.of(targets[0], targets))
+                .resourcesDir(dir)
+                .build())
+        .get(0);
+  }
+
+  @Test
+  void generatesTheExpectedLauncherSource() throws Exception {
+    LibraryModel m = model(TestSpecs.Add.class, tmp.resolve("res"), Target.JAVA);
+    List<LauncherGenerator.GeneratedSource> files = LauncherGenerator.generate(m);
+    assertThat(files)
+        .extracting(LauncherGenerator.GeneratedSource::path)
+        .containsExactly(
+            "dev/kernelgen/maven/launcher/AddKernels.java",
+            "dev/kernelgen/maven/launcher/AddKernelsJava.java");
+    String expected;
+    try (var in = getClass().getResourceAsStream("/launcher/AddKernels.java.txt")) {
+      expected = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    if (Boolean.getBoolean("kernelgen.updateExpected")) {
+      Files.writeString(
+          Path.of("src/test/resources/launcher/AddKernels.java.txt"), files.get(0).content());
+    }
+    assertThat(files.get(0).content()).isEqualTo(expected);
+  }
+}

@@ -1,0 +1,54 @@
+package dev.kernelgen.maven.launcher;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.shape;
+import static dev.kernelgen.te.TE.sum;
+import static dev.kernelgen.te.TE.var;
+
+import dev.kernelgen.annotations.KernelLibrary;
+import dev.kernelgen.annotations.Operator;
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import java.util.List;
+
+/** Spec classes for the launcher tests. */
+public final class TestSpecs {
+  private TestSpecs() {}
+
+  /** Vector add with a specialization: the library of the exact-source test. */
+  @KernelLibrary(
+      name = "AddKernels",
+      targets = {Target.JAVA})
+  public static final class Add {
+    @Operator(specialize = "n=8")
+    public static OperatorDef add() {
+      Var n = var("n");
+      Tensor a = placeholder("a", FLOAT32, n);
+      Tensor b = placeholder("b", FLOAT32, n);
+      return OperatorDef.of(List.of(a, b), compute("Sum", shape(n), i -> a.at(i).add(b.at(i))));
+    }
+  }
+
+  /** A row sum and a scale, for every host target and OpenCL. */
+  @KernelLibrary(
+      name = "MathKernels",
+      targets = {Target.C, Target.JAVA, Target.OPENCL})
+  public static final class MathSpec {
+    @Operator(specialize = "n=4")
+    public static OperatorDef rowSum() {
+      Var m = var("m");
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, m, n);
+      IterVar k = reduceAxis(n, "k");
+      Tensor s = compute("s", shape(m), i -> sum(x.at(i, k.var()).mul(2f), k));
+      Tensor plus = compute("plus_one", shape(m), i -> s.at(i).add(1f));
+      return OperatorDef.of(List.of(x), plus);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the depthwise sample (and what it needs) and runs it on the best device.
+# Arguments go to DepthwiseMain: --all (every device), --c/--h/--w (shape), --iterations.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+./mvnw -q -pl samples/depthwise-conv -am package -DskipTests
+exec java --enable-native-access=ALL-UNNAMED \
+  -cp "samples/depthwise-conv/target/classes:samples/depthwise-conv/target/lib/*" \
+  dev.kernelgen.samples.depthwise.DepthwiseMain "$@"

@@ -1,0 +1,113 @@
+package dev.kernelgen.samples.depthwise;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.var;
+
+import dev.kernelgen.annotations.KernelLibrary;
+import dev.kernelgen.annotations.Operator;
+import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.spec.DefaultSchedules;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.topi.DepthwiseSchedules;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.Padding;
+import java.util.List;
+
+/**
+ * The seed article's operators: a 3x3 depthwise convolution (stride 1, SAME padding) over an NCHW
+ * batch of one, alone and fused with a per-channel scale_shift and relu. Any channel count and
+ * image size run; the seed's 256 channels of 96x96 also get kernels compiled for exactly that
+ * shape.
+ */
+@KernelLibrary(
+    name = "DepthwiseKernels",
+    targets = {Target.CUDA, Target.OPENCL, Target.C, Target.JAVA})
+public final class DepthwiseSpec {
+  private DepthwiseSpec() {}
+
+  /** The seed's shape: 256 channels of 96x96. */
+  static final String SEED = "c=256,h=96,w=96";
+
+  @Operator(specialize = SEED)
+  public static OperatorDef depthwise() {
+    Var c = var("c");
+    Var h = var("h");
+    Var w = var("w");
+    Tensor input = placeholder("input", FLOAT32, 1, c, h, w);
+    Tensor filter = placeholder("filter", FLOAT32, c, 1, 3, 3);
+    Tensor output = Nn.depthwiseConv2dNchw(input, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
+    return OperatorDef.of(List.of(input, filter), output);
+  }
+
+  @Operator(specialize = SEED)
+  public static OperatorDef depthwiseScaleShiftRelu() {
+    Var c = var("c");
+    Var h = var("h");
+    Var w = var("w");
+    Tensor input = placeholder("input", FLOAT32, 1, c, h, w);
+    Tensor filter = placeholder("filter", FLOAT32, c, 1, 3, 3);
+    Tensor scale = placeholder("scale", FLOAT32, c);
+    Tensor shift = placeholder("shift", FLOAT32, c);
+    Tensor conv = Nn.depthwiseConv2dNchw(input, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
+    Tensor output = Nn.relu(Nn.scaleShift(conv, scale, shift));
+    return OperatorDef.of(List.of(input, filter, scale, shift), output);
+  }
+
+  /** The seed's GPU schedule: output tiles per block, input and filter tiles in shared memory. */
+  @Schedule(
+      operator = "depthwise",
+      targets = {Target.CUDA, Target.OPENCL})
+  public static dev.kernelgen.schedule.Schedule gpu(OperatorDef op, Knobs knobs) {
+    return gpuSchedule(op, op.output(), knobs);
+  }
+
+  @Schedule(
+      operator = "depthwiseScaleShiftRelu",
+      targets = {Target.CUDA, Target.OPENCL})
+  public static dev.kernelgen.schedule.Schedule gpuFused(OperatorDef op, Knobs knobs) {
+    return gpuSchedule(op, op.tensor("DepthwiseConv2d"), knobs);
+  }
+
+  /**
+   * Plane-parallel CPU schedule with vectorized rows; the Java target runs the same loops (its
+   * parallel loop becomes a parallel stream).
+   */
+  @Schedule(
+      operator = "depthwise",
+      targets = {Target.C, Target.JAVA})
+  public static dev.kernelgen.schedule.Schedule cpu(OperatorDef op, Knobs knobs) {
+    return DepthwiseSchedules.cpu(op.output(), op.output(), knobs.knob("vector", 8, 4, 16));
+  }
+
+  @Schedule(
+      operator = "depthwiseScaleShiftRelu",
+      targets = {Target.C, Target.JAVA})
+  public static dev.kernelgen.schedule.Schedule cpuFused(OperatorDef op, Knobs knobs) {
+    return DepthwiseSchedules.cpu(
+        op.tensor("DepthwiseConv2d"), op.output(), knobs.knob("vector", 8, 4, 16));
+  }
+
+  private static dev.kernelgen.schedule.Schedule gpuSchedule(
+      OperatorDef op, Tensor conv, Knobs knobs) {
+    // Shared-memory tiles need constant sizes: the tiled schedule is for the specialized shape,
+    // the generic kernels take one thread per output element.
+    if (!(op.input("input").shape().get(2) instanceof IntImm)) {
+      return DefaultSchedules.gpu(op, knobs);
+    }
+    DepthwiseSchedules.GpuConfig cfg =
+        new DepthwiseSchedules.GpuConfig(
+            knobs.knob("block_h", 32, 16, 8),
+            knobs.knob("block_w", 32, 16, 64),
+            knobs.knob("threads_y", 8, 4, 16),
+            knobs.knob("threads_x", 8, 4, 16),
+            knobs.knob("vthreads_y", 1, 2),
+            knobs.knob("vthreads_x", 1, 2));
+    return DepthwiseSchedules.gpu(conv, op.output(), cfg);
+  }
+}
