@@ -4,7 +4,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
+if [[ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
+  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 ./mvnw -q -pl samples/depthwise-conv -am package -DskipTests
-exec java --enable-native-access=ALL-UNNAMED \
+exec "$java" --enable-native-access=ALL-UNNAMED \
   -cp "samples/depthwise-conv/target/classes:samples/depthwise-conv/target/lib/*" \
   dev.kernelgen.samples.depthwise.DepthwiseMain "$@"

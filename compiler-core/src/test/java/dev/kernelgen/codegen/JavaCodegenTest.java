@@ -69,7 +69,7 @@ class JavaCodegenTest {
             "gen",
             "Kernels");
     Class<?> k = JavaSourceCompiler.compile("gen.Kernels", src);
-    try (Arena arena = Arena.ofConfined()) {
+    try (Arena arena = Arena.ofShared()) {
       int n = 1003;
       Random rnd = new Random(3);
       MemorySegment a = CCodegenTest.randomFloats(arena, n, rnd);
@@ -132,7 +132,7 @@ class JavaCodegenTest {
         .contains("for (int r_counter = 0; r_counter < rows; ++r_counter) {")
         .contains("final int r = r_counter;");
     Class<?> k = JavaSourceCompiler.compile("Rows", src);
-    try (Arena arena = Arena.ofConfined()) {
+    try (Arena arena = Arena.ofShared()) {
       MemorySegment o = arena.allocate(JAVA_FLOAT, 3 * 16);
       method(k, "rows").invoke(null, o, 3);
       for (int i = 0; i < 48; i++) {
