@@ -17,10 +17,10 @@ if [[ $# -gt 0 && $1 != --* ]]; then
 fi
 
 module=samples/cpu-bench
-./mvnw -q -pl "$module" -am install -DskipTests >/dev/null
 cp_file=$PWD/$module/target/classpath.txt
-./mvnw -q -pl "$module" dependency:build-classpath -Dmdep.outputFile="$cp_file" \
-  -Dmdep.includeScope=runtime >/dev/null
+# One reactor build: the project's own modules come from their target folders, not ~/.m2.
+./mvnw -q -pl "$module" -am package dependency:build-classpath -DskipTests \
+  -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime >/dev/null
 
 # The 32-batch workload keeps several 300 MB tensors alive at once.
 exec "$JAVA" --enable-native-access=ALL-UNNAMED -Xmx8g \

@@ -18,7 +18,7 @@ cmd=${1:-}
 if [[ $cmd == prepare ]]; then
   export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
   [[ -x $JAVA_HOME/bin/jlink ]] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-  ./mvnw -q -pl samples/gpu-bench -am install -DskipTests >/dev/null
+  ./mvnw -q -pl samples/gpu-bench -am package -DskipTests >/dev/null
   [[ -x .device/jre/bin/java ]] || ../shared/device/jre.sh >/dev/null
   rm -rf .device/lib && mkdir -p .device/lib
   repo=${HOME}/.m2/repository

@@ -99,13 +99,18 @@ public final class CCodegen extends CLikePrinter {
 
   @Override
   String minMax(BinOp op, DType t, String a, String b) {
-    if (t.isFloat()) {
-      String f = (op == BinOp.MIN ? "fmin" : "fmax") + (t == DType.FLOAT32 ? "f" : "");
-      return f + "(" + a + ", " + b + ")";
-    }
-    // A helper, not a macro, so that each operand is evaluated once.
+    // A helper, not a macro, so that each operand is evaluated once; for floats a comparison
+    // rather than libm's fmaxf, which is a call that stops the loop from being vectorized (the
+    // comparison compiles to maxps; it returns the second operand when either is NaN).
     String ty = typeName(t);
-    String name = (op == BinOp.MIN ? "kg_min_" : "kg_max_") + (t == DType.INT64 ? "i64" : "i32");
+    String suffix =
+        switch (t) {
+          case INT64 -> "i64";
+          case FLOAT32 -> "f32";
+          case FLOAT64 -> "f64";
+          default -> "i32";
+        };
+    String name = (op == BinOp.MIN ? "kg_min_" : "kg_max_") + suffix;
     String cmp = op == BinOp.MIN ? "<" : ">";
     return helper(
             name,

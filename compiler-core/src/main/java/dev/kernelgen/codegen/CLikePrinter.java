@@ -99,7 +99,8 @@ abstract class CLikePrinter {
           c.dtype().isInt() && c.value().dtype().isInt() && isNonNegative(c.value());
       case Binary b ->
           switch (b.op()) {
-            case ADD, MUL, MIN, MAX -> isNonNegative(b.a()) && isNonNegative(b.b());
+            case ADD, MUL, MIN -> isNonNegative(b.a()) && isNonNegative(b.b());
+            case MAX -> isNonNegative(b.a()) || isNonNegative(b.b());
             case FLOOR_DIV, FLOOR_MOD ->
                 isNonNegative(b.a()) && b.b() instanceof dev.kernelgen.te.IntImm c && c.value() > 0;
             default -> false;

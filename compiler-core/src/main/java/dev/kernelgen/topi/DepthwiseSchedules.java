@@ -39,31 +39,39 @@ public final class DepthwiseSchedules {
     IterVar plane = so.fuse(so.axis().get(0), so.axis().get(1));
     so.parallel(plane);
     Stage sc = s.stage(conv);
-    IterVar row = so.axis().get(2);
     if (out != conv) {
       for (Tensor t : out.op().inputs()) {
         if (t != conv && t.op() instanceof ComputeOp) {
           s.stage(t).computeInline();
         }
       }
-      sc.computeAt(so, row);
-      Stage.Split sj = so.split(so.axis().get(3), vector);
-      so.vectorize(sj.inner());
+      sc.computeAt(so, so.axis().get(2));
+      vectorizeRow(so, so.axis().get(3), vector);
     }
-    IterVar j = sc.axis().get(3);
-    Stage.Split sj = sc.split(j, vector);
-    sc.reorder(sc.reduceAxis(0), sc.reduceAxis(1), sj.outer(), sj.inner());
-    sc.vectorize(sj.inner());
+    // The row vectorized, the filter taps unrolled inside it: each output's sum stays in a
+    // vector register, one multiply-add per tap.
+    vectorizeRow(sc, sc.axis().get(3), vector);
+    sc.unroll(sc.reduceAxis(0));
+    sc.unroll(sc.reduceAxis(1));
     Tensor padded = paddedInput(conv);
     if (padded != null) {
-      Stage sp = s.stage(padded);
-      if (out == conv) {
-        sp.computeAt(so, plane);
-      } else {
-        sp.computeAt(so, plane);
-      }
+      s.stage(padded).computeAt(so, plane);
     }
     return s;
+  }
+
+  /**
+   * Vectorizes a row: whole (the C compiler picks the vector width and handles the remainder) when
+   * {@code vector} is 0, else in chunks of {@code vector}. Returns the row's innermost loop.
+   */
+  private static IterVar vectorizeRow(Stage st, IterVar row, int vector) {
+    if (vector <= 0) {
+      st.vectorize(row);
+      return row;
+    }
+    Stage.Split sj = st.split(row, vector);
+    st.vectorize(sj.inner());
+    return sj.inner();
   }
 
   /** The knobs of the seed article's GPU schedule. */

@@ -37,11 +37,11 @@ import java.util.List;
 public final class KernelgenDepthwise implements OursKernel {
   private static final CpuDevice DEVICE = CpuDevice.create();
 
-  /** The width of the vectorized row chunks: one AVX2 register of floats. */
+  /** The width of the vectorized row chunks; 0 vectorizes whole rows. */
   private final int vector;
 
   public KernelgenDepthwise() {
-    this(Integer.getInteger("kernels.bench.vector", 8));
+    this(Integer.getInteger("kernels.bench.vector", 0));
   }
 
   public KernelgenDepthwise(int vector) {
@@ -50,7 +50,9 @@ public final class KernelgenDepthwise implements OursKernel {
 
   @Override
   public String name() {
-    return "kernelgen C (vector=" + vector + ")";
+    return "kernelgen C ("
+        + (vector == 0 ? "whole rows vectorized" : "rows in chunks of " + vector)
+        + ")";
   }
 
   @Override
