@@ -1,0 +1,56 @@
+package dev.kernelgen.topi;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
+
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.testing.Check;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Every workload of the seed article (shared/workloads/depthwise-seed.json), plus stride 2 and a
+ * ragged 23x17 image: the depthwise convolution and the fused depthwise + scale_shift + relu,
+ * computed by generated C (through FFM) and generated Java with the CPU schedule, equal to the
+ * oracle.
+ */
+class SeedWorkloadsTest {
+  @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
+  @CsvSource({
+    "1, 256, 21, 21, 3, 1, 1, SAME",
+    "1, 256, 32, 32, 3, 1, 1, SAME",
+    "1, 256, 64, 64, 3, 1, 1, SAME",
+    "1, 256, 96, 96, 3, 1, 1, SAME",
+    "1, 256, 96, 96, 5, 1, 1, SAME",
+    "1, 256, 96, 96, 3, 2, 1, SAME",
+    "1, 256, 96, 96, 5, 2, 1, SAME",
+    "1, 256, 96, 96, 3, 1, 1, VALID",
+    "32, 256, 96, 96, 3, 1, 1, SAME",
+    "1, 256, 96, 96, 3, 1, 2, SAME",
+    "1, 256, 23, 17, 3, 1, 1, SAME",
+  })
+  void generatedCAndJavaMatchTheOracle(
+      int n, int c, int h, int w, int k, int m, int stride, String pad) {
+    Tensor in = placeholder("Input", FLOAT32, n, c, h, w);
+    Tensor f = placeholder("Filter", FLOAT32, c, m, k, k);
+    Tensor scale = placeholder("Scale", FLOAT32, c * m);
+    Tensor shift = placeholder("Shift", FLOAT32, c * m);
+    Padding p = Padding.of(pad, h, w, k, k, stride, stride, 1);
+    Tensor conv = Nn.depthwiseConv2dNchw(in, f, stride, stride, p, 1);
+    Tensor fused = Nn.relu(Nn.scaleShift(conv, scale, shift));
+    var backends = EnumSet.of(Check.Backend.C, Check.Backend.JAVA);
+    Check.check(
+        DepthwiseSchedules.cpu(conv, conv, 0),
+        List.of(in, f, conv),
+        Map.of(),
+        backends,
+        1e-4,
+        1e-4);
+    List<Tensor> args = new ArrayList<>(List.of(in, f, scale, shift, fused));
+    Check.check(DepthwiseSchedules.cpu(conv, fused, 0), args, Map.of(), backends, 1e-4, 1e-4);
+  }
+}
