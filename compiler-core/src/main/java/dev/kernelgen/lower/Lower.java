@@ -30,7 +30,8 @@ import java.util.function.UnaryOperator;
  *   <li>infer the bounds of every loop ({@link InferBounds});
  *   <li>build the loop nests and attach stages ({@link ScheduleOps});
  *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll,
- *       simplify, fold guards into loop bounds, and for GPU targets insert barriers.
+ *       simplify, on CPUs partition loops around their boundary tests, fold guards into loop
+ *       bounds, and for GPU targets insert barriers.
  * </ol>
  */
 public final class Lower {
@@ -78,6 +79,9 @@ public final class Lower {
     out.add(new Pass("inject_virtual_thread", InjectVirtualThread::run));
     out.add(new Pass("unroll_loops", UnrollLoops::run));
     out.add(new Pass("simplify", Simplifier::simplify));
+    if (target == Target.C || target == Target.JAVA) {
+      out.add(new Pass("partition_loops", PartitionLoops::run));
+    }
     out.add(new Pass("tighten_loop_bounds", TightenLoopBounds::run));
     if (target == Target.CUDA || target == Target.OPENCL) {
       out.add(new Pass("insert_barriers", InsertBarriers::run));

@@ -72,10 +72,10 @@ final class TightenLoopBounds extends StmtMutator {
   }
 
   /** {@code v < value} (upper, exclusive) or {@code v >= value} (lower, inclusive). */
-  private record Bound(boolean upper, Expr value) {}
+  record Bound(boolean upper, Expr value) {}
 
   /** The bound {@code c} puts on {@code v}, when {@code c} is linear in it with coefficient 1. */
-  private static Bound bound(Expr c, Var v) {
+  static Bound bound(Expr c, Var v) {
     if (!(c instanceof Binary b) || !b.a().dtype().isInt() || !FreeVars.uses(c, v)) {
       return null;
     }
@@ -117,7 +117,7 @@ final class TightenLoopBounds extends StmtMutator {
     return new Bound(upper, value);
   }
 
-  private static List<Expr> conjuncts(Expr e) {
+  static List<Expr> conjuncts(Expr e) {
     List<Expr> out = new ArrayList<>();
     if (e instanceof Binary b && b.op() == BinOp.AND) {
       out.addAll(conjuncts(b.a()));

@@ -50,7 +50,7 @@ final class UnrollLoops extends StmtMutator {
   }
 
   /** Substitutes variables and gives fresh names to what the copied body defines. */
-  private static final class Renamer extends StmtMutator {
+  static final class Renamer extends StmtMutator {
     private final Map<Var, Expr> vars;
     private final Map<Buffer, Buffer> buffers = new HashMap<>();
 
