@@ -52,4 +52,26 @@ public final class Simplifier {
     ConstIntBound both = direct.intersect(simplified);
     return both.min() <= both.max() ? both : direct;
   }
+
+  /**
+   * The value of an integer expression, such as a dim or a size, given the values of its variables.
+   *
+   * @throws dev.kernelgen.diag.UserError if a variable it needs has no value
+   */
+  public static long evaluate(Expr e, Map<Var, Long> values) {
+    Map<Var, Expr> sub = new java.util.HashMap<>();
+    values.forEach((v, x) -> sub.put(v, dev.kernelgen.te.IntImm.of(v.dtype(), x)));
+    Expr r = simplify(dev.kernelgen.te.Substitute.apply(e, sub));
+    if (r instanceof dev.kernelgen.te.IntImm i) {
+      return i.value();
+    }
+    throw new dev.kernelgen.diag.UserError(
+        "cannot evaluate "
+            + e.show()
+            + ": no value for "
+            + dev.kernelgen.te.FreeVars.of(r)
+            + " (given "
+            + values
+            + ")");
+  }
 }

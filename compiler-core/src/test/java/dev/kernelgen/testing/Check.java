@@ -9,8 +9,6 @@ import dev.kernelgen.eval.TensorInterpreter;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Expr;
-import dev.kernelgen.te.IntImm;
-import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.PrimFunc;
@@ -148,13 +146,7 @@ public final class Check {
   }
 
   static long eval(Expr e, Map<Var, Long> dims) {
-    Map<Var, Expr> sub = new HashMap<>();
-    dims.forEach((v, x) -> sub.put(v, IntImm.of(v.dtype(), x)));
-    Expr r = Simplifier.simplify(Substitute.apply(e, sub));
-    if (r instanceof IntImm i) {
-      return i.value();
-    }
-    throw new AssertionError("dim " + e.show() + " is not known from " + dims);
+    return Simplifier.evaluate(e, dims);
   }
 
   private static long value(Var v, Map<Var, Long> dims) {

@@ -20,14 +20,11 @@ import dev.kernelgen.runtime.LaunchConfig;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
-import dev.kernelgen.te.IntImm;
-import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.PrimFunc;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -154,13 +151,7 @@ public final class DeviceOperator implements AutoCloseable {
   }
 
   static long eval(Expr e, Map<Var, Long> dims) {
-    Map<Var, Expr> sub = new HashMap<>();
-    dims.forEach((v, x) -> sub.put(v, IntImm.of(v.dtype(), x)));
-    Expr r = Simplifier.simplify(Substitute.apply(e, sub));
-    if (r instanceof IntImm i) {
-      return i.value();
-    }
-    throw new UserError("size " + e.show() + " is not known from the dims " + dims);
+    return Simplifier.evaluate(e, dims);
   }
 
   @Override
