@@ -42,6 +42,23 @@ public final class Conv {
     IterVar rc = reduceAxis(input.shape().get(1), "rc");
     IterVar di = reduceAxis((int) kh, "di");
     IterVar dj = reduceAxis((int) kw, "dj");
+    return Transform.tagged(
+        conv2d(input, filter, strideH, strideW, dilation, padded, outH, outW, rc, di, dj),
+        OpSchedules.CONV2D_NCHW);
+  }
+
+  private static Tensor conv2d(
+      Tensor input,
+      Tensor filter,
+      int strideH,
+      int strideW,
+      int dilation,
+      Tensor padded,
+      Expr outH,
+      Expr outW,
+      IterVar rc,
+      IterVar di,
+      IterVar dj) {
     return compute(
         "Conv2d",
         shape(input.shape().get(0), filter.shape().get(0), outH, outW),

@@ -22,10 +22,12 @@ public final class Linalg {
     check2d("matmul", b);
     sameDim("matmul", a, 1, b, 0);
     IterVar k = reduceAxis(a.shape().get(1), "k");
-    return compute(
-        "MatMul",
-        shape(a.shape().get(0), b.shape().get(1)),
-        (i, j) -> sum(a.at(i, k.var()).mul(b.at(k.var(), j)), k));
+    return Transform.tagged(
+        compute(
+            "MatMul",
+            shape(a.shape().get(0), b.shape().get(1)),
+            (i, j) -> sum(a.at(i, k.var()).mul(b.at(k.var(), j)), k)),
+        OpSchedules.MATMUL);
   }
 
   /** {@code Y[i, j] = sum_k X[i, k] * W[j, k]}: weights stored as {@code [out, in]}, as TVM's. */
@@ -34,10 +36,12 @@ public final class Linalg {
     check2d("dense", w);
     sameDim("dense", x, 1, w, 1);
     IterVar k = reduceAxis(x.shape().get(1), "k");
-    return compute(
-        "Dense",
-        shape(x.shape().get(0), w.shape().get(0)),
-        (i, j) -> sum(x.at(i, k.var()).mul(w.at(j, k.var())), k));
+    return Transform.tagged(
+        compute(
+            "Dense",
+            shape(x.shape().get(0), w.shape().get(0)),
+            (i, j) -> sum(x.at(i, k.var()).mul(w.at(j, k.var())), k)),
+        OpSchedules.MATMUL);
   }
 
   /** {@code C[b, i, j] = sum_k A[b, i, k] * B[b, k, j]}. */

@@ -39,6 +39,50 @@ import java.util.Map;
 public final class OpSchedules {
   private OpSchedules() {}
 
+  /** The tag of a 2-d matrix product (matmul, dense). */
+  public static final String MATMUL = "matmul";
+
+  /** The tag of the direct NCHW convolution. */
+  public static final String CONV2D_NCHW = "conv2d_nchw";
+
+  /** The tag of the reduction computing {@code out} (see {@link #reductionOf}), or "". */
+  public static String anchorTag(Tensor out) {
+    Tensor r = reductionOf(out);
+    return r != null && r.op() instanceof ComputeOp c ? c.tag() : "";
+  }
+
+  /**
+   * The default schedule of {@code out} for {@code target}: the specialized schedules here for
+   * matmul and conv2d, else the fusion rules ({@link Fusion}) with one thread per output element
+   * (or per row, where the output follows row reductions).
+   */
+  public static Schedule defaultSchedule(
+      dev.kernelgen.annotations.Target target, Tensor out, Knobs k) {
+    String tag = anchorTag(out);
+    return switch (target) {
+      case C -> tag.equals(MATMUL) ? matmulCpu(out, k) : Fusion.schedule(target, List.of(out));
+      case JAVA -> Fusion.schedule(target, List.of(out));
+      case CUDA, OPENCL -> {
+        if (tag.equals(MATMUL)) {
+          yield matmulGpu(out, k);
+        }
+        if (tag.equals(CONV2D_NCHW)) {
+          yield conv2dGpu(out, k);
+        }
+        Schedule probe = Schedule.create(out);
+        boolean rows = false;
+        for (Fusion.Group g : Fusion.plan(probe)) {
+          rows |= !g.reductions().isEmpty() && g.rowAxes() < g.anchor().axis().size();
+        }
+        if (rows) {
+          yield rowsGpu(out, k);
+        }
+        int threads = k.knob("threads", 256, 128, 512, 64, 1024);
+        yield Fusion.schedule(target, List.of(out), threads);
+      }
+    };
+  }
+
   /** The reduction stage that computes {@code out}: {@code out} itself or one it reads. */
   static Tensor reductionOf(Tensor out) {
     if (out.op() instanceof ComputeOp c && !c.reduceAxis().isEmpty()) {

@@ -148,4 +148,13 @@ public final class Transform {
     dev.kernelgen.te.ComputeOp op = (dev.kernelgen.te.ComputeOp) t.op();
     return new dev.kernelgen.te.ComputeOp(name, op.axis(), op.body(), op.tag()).output();
   }
+
+  /**
+   * {@code t}'s computation with {@code tag}: what default schedules recognize an operator by
+   * ({@link OpSchedules#MATMUL}, {@link OpSchedules#CONV2D_NCHW}), as TVM's topi tags do.
+   */
+  static Tensor tagged(Tensor t, String tag) {
+    dev.kernelgen.te.ComputeOp op = (dev.kernelgen.te.ComputeOp) t.op();
+    return new dev.kernelgen.te.ComputeOp(op.name(), op.axis(), op.body(), tag).output();
+  }
 }

@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
  * (cache_write local at the thread loop, A and B cached in shared memory at the local stage's
  * k.outer loop) computes wrong results. InferBounds sizes a stage attached inside thread-bound
  * loops by the region of the one thread (it relaxes only the consumer's loops inside the attach
- * point), but a shared buffer is written by the whole block: each thread fills the shared tile
- * with its own rows at the same addresses, and the threads overwrite each other. TVM relaxes the
- * thread loops that enclose a shared-scope stage (threadIdx.* for shared, also blockIdx.* for
- * global). The library's schedule works around it by accumulating in the output with k.outer
- * outside the thread loops.
+ * point), but a shared buffer is written by the whole block: each thread fills the shared tile with
+ * its own rows at the same addresses, and the threads overwrite each other. TVM relaxes the thread
+ * loops that enclose a shared-scope stage (threadIdx.* for shared, also blockIdx.* for global). The
+ * library's schedule works around it by accumulating in the output with k.outer outside the thread
+ * loops.
  */
 class SharedStageInsideThreadLoopsTest {
   @Test
