@@ -60,7 +60,15 @@ public final class OpSchedules {
       dev.kernelgen.annotations.Target target, Tensor out, Knobs k) {
     String tag = anchorTag(out);
     return switch (target) {
-      case C -> tag.equals(MATMUL) ? matmulCpu(out, k) : Fusion.schedule(target, List.of(out));
+      case C -> {
+        if (tag.equals(MATMUL)) {
+          yield matmulCpu(out, k);
+        }
+        if (tag.equals(CONV2D_NCHW) && reductionOf(out) == out) {
+          yield conv2dCpu(out, k);
+        }
+        yield Fusion.schedule(target, List.of(out));
+      }
       case JAVA -> Fusion.schedule(target, List.of(out));
       case CUDA, OPENCL -> {
         if (tag.equals(MATMUL)) {
@@ -123,20 +131,57 @@ public final class OpSchedules {
     Stage so = s.stage(out);
     Stage.Tile t = so.tile(so.axis(0), so.axis(1), ti, tj);
     so.parallel(t.xOuter());
-    IterVar ji = t.yInner();
     if (mm != out) {
       sc.computeAt(so, t.yOuter());
+      so.vectorize(t.yInner());
     }
     Stage.Tile tc = mm != out ? sc.tile(sc.axis(0), sc.axis(1), ti, tj) : t;
     Stage.Split kk = sc.split(sc.reduceAxis(0), tk);
     if (mm == out) {
-      sc.reorder(t.xOuter(), t.yOuter(), kk.outer(), t.xInner(), kk.inner(), t.yInner());
+      sc.reorder(t.xOuter(), t.yOuter(), kk.outer(), tc.xInner(), kk.inner(), tc.yInner());
     } else {
       sc.reorder(kk.outer(), tc.xInner(), kk.inner(), tc.yInner());
-      so.vectorize(ji);
     }
     sc.unroll(kk.inner());
     sc.vectorize(tc.yInner());
+    return s;
+  }
+
+  /**
+   * The CPU schedule of a direct NCHW convolution {@code out}: (batch, group of {@code tile_f}
+   * output channels) in parallel; for each output row, the reduction over input channels and taps
+   * outside, and inside it {@code tile_f} output rows updated with the row vectorized: each input
+   * row segment loaded is used {@code tile_f} times, the output rows stay in L1.
+   */
+  public static Schedule conv2dCpu(Tensor out, Knobs k) {
+    int tf = k.knob("tile_f", 4, 2, 8, 1);
+    Schedule s = Schedule.create(out);
+    inlineInjective(s);
+    Stage so = s.stage(out);
+    // The padded input once, in a pass of its own: the vectorized rows then read it without the
+    // bounds selects that an inlined padding puts in the innermost loop.
+    Tensor padded = DepthwiseSchedules.paddedInput(out);
+    if (padded != null) {
+      Stage sp = s.stage(padded);
+      sp.computeRoot();
+      sp.parallel(sp.fuse(sp.axis(0), sp.axis(1)));
+      sp.vectorize(sp.axis(3));
+    }
+    Stage.Split f = so.split(so.axis(1), tf);
+    so.reorder(
+        so.axis(0),
+        f.outer(),
+        so.axis(2),
+        so.reduceAxis(0),
+        so.reduceAxis(1),
+        so.reduceAxis(2),
+        f.inner(),
+        so.axis(3));
+    IterVar par = so.fuse(so.axis(0), f.outer());
+    so.parallel(par);
+    so.unroll(so.reduceAxis(2));
+    so.unroll(f.inner());
+    so.vectorize(so.axis(3));
     return s;
   }
 

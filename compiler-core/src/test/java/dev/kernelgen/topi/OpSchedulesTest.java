@@ -32,6 +32,28 @@ class OpSchedulesTest {
         Map.of());
   }
 
+  @Test
+  void conv2dCpu() {
+    Tensor in = placeholder("Input", FLOAT32, 2, 5, 11, 9);
+    Tensor f = placeholder("Filter", FLOAT32, 6, 5, 3, 3);
+    Tensor conv = Conv.conv2dNchw(in, f, 1, 1, Padding.same(11, 9, 3, 3, 1, 1, 1), 1);
+    Check.check(OpSchedules.conv2dCpu(conv, Knobs.defaults()), Map.of());
+    Tensor strided = Conv.conv2dNchw(in, f, 2, 2, Padding.valid(), 1);
+    Check.check(OpSchedules.conv2dCpu(strided, Knobs.configured(Map.of("tile_f", 8))), Map.of());
+  }
+
+  @Test
+  void defaultSchedulesPerTarget() {
+    Tensor a = placeholder("A", FLOAT32, 19, 23);
+    Tensor b = placeholder("B", FLOAT32, 23, 21);
+    Tensor x = placeholder("X", FLOAT32, 7, 33);
+    for (Tensor out : new Tensor[] {Linalg.matmul(a, b), Reduction.softmax(x, 1)}) {
+      Check.check(OpSchedules.defaultSchedule(Target.C, out, Knobs.defaults()), Map.of());
+      Check.check(OpSchedules.defaultSchedule(Target.JAVA, out, Knobs.defaults()), Map.of());
+      GpuCheck.check(OpSchedules.defaultSchedule(Target.CUDA, out, Knobs.defaults()), Map.of());
+    }
+  }
+
   static Stream<Arguments> gpuSamples() {
     return OpSchedules.gpuSamples().entrySet().stream()
         .map(e -> Arguments.of(e.getKey(), e.getValue()));
