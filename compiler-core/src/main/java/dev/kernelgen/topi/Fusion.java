@@ -80,7 +80,13 @@ public final class Fusion {
         }
         anchor = a;
       }
-      if (ok && anchor != null && rowAxes(s, anchor, List.of(st)) > 0) {
+      // The anchor's loops that fix this reduction's value: those indexing it, or indexing the
+      // fused reductions that read it (softmax's partial sums are read only by the fused sum).
+      List<Stage> withReaders = new ArrayList<>(List.of(st));
+      if (anchor != null) {
+        withReaders.addAll(fusedInto.get(anchor));
+      }
+      if (ok && anchor != null && rowAxes(s, anchor, withReaders) > 0) {
         anchorOf.put(st, anchor);
         fusedInto.get(anchor).add(0, st);
       } else {

@@ -304,6 +304,36 @@ public final class OpSchedules {
     return s;
   }
 
+  /**
+   * The GPU schedule of {@link Reduction#softmaxLanes}: one block per row, one thread per lane; the
+   * partial and combined reductions in shared memory at the row's loop, each with its lane axis
+   * bound to threadIdx.x; the output's columns split so that consecutive threads write consecutive
+   * columns. One kernel; the row is read three times (max, sum, output), coalesced.
+   */
+  public static Schedule softmaxLanesGpu(Tensor out) {
+    Schedule s = Schedule.create(out);
+    Stage so = s.stage(out);
+    Tensor sum = null;
+    for (Stage st : s.stages()) {
+      if (!st.isPlaceholder() && !st.isOutput()) {
+        sum = st.tensor();
+      }
+    }
+    long lanes = ((dev.kernelgen.te.IntImm) sum.shape().get(1)).value();
+    Stage.Split j = so.split(so.axis(1), lanes);
+    so.reorder(so.axis(0), j.inner(), j.outer());
+    so.bind(so.axis(0), ThreadTag.BLOCK_X);
+    so.bind(j.inner(), ThreadTag.THREAD_X);
+    for (Stage st : s.stages()) {
+      if (!st.isPlaceholder() && !st.isOutput()) {
+        st.setScope("shared");
+        st.computeAt(so, so.axis(0));
+        st.bind(st.axis(1), ThreadTag.THREAD_X);
+      }
+    }
+    return s;
+  }
+
   /** Small ragged instances of the GPU schedules here, by name: for the compile and run tests. */
   public static Map<String, Schedule> gpuSamples() {
     Map<String, Schedule> m = new LinkedHashMap<>();
@@ -336,6 +366,7 @@ public final class OpSchedules {
     m.put("conv2d_gpu", conv2dGpu(conv, ck));
     m.put("conv2d_bias_relu_gpu", conv2dGpu(Elementwise.relu(Elementwise.add(conv, cb)), ck));
     Tensor x = placeholder("X", FLOAT32, 45, 67);
+    m.put("softmax_lanes_gpu", softmaxLanesGpu(Reduction.softmaxLanes(x, 32)));
     m.put(
         "softmax_rows_gpu",
         rowsGpu(Reduction.softmax(x, 1), Knobs.configured(Map.of("rows_per_block", 32))));

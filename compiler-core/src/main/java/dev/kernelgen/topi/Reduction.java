@@ -152,6 +152,57 @@ public final class Reduction {
         });
   }
 
+  /**
+   * Softmax along the last axis of a matrix {@code [rows, cols]}, with each row's reductions split
+   * into {@code lanes} partial reductions (lane {@code l} covers columns {@code l, l + lanes, ...})
+   * and then combined: the formulation that GPU threads of a block (one per lane) compute together,
+   * reading the row coalesced ({@link OpSchedules#softmaxLanesGpu}). The combined row maximum and
+   * sum are replicated per lane ({@code [rows, lanes]}), so that every lane reads its own copy.
+   * Equal to {@link #softmax} up to rounding.
+   */
+  public static Tensor softmaxLanes(Tensor x, int lanes) {
+    Elementwise.requireFloat("softmax", x);
+    UserError.check(
+        x.ndim() == 2,
+        "softmax_lanes needs a matrix [rows, cols], '%s' has %d dims",
+        x.name(),
+        x.ndim());
+    UserError.check(lanes > 0, "softmax_lanes: lanes must be positive, got %d", lanes);
+    Expr cols = x.shape().get(1);
+    Expr steps = dev.kernelgen.arith.Simplifier.simplify(cols.add(lanes - 1).floordiv(lanes));
+    List<Expr> partial = TE.shape(x.shape().get(0), lanes);
+    IterVar k1 = reduceAxis(steps, "k");
+    Tensor pmax =
+        TE.compute(
+            "SoftmaxPartMax",
+            partial,
+            (i, l) -> {
+              Expr col = k1.var().mul(lanes).add(l);
+              return TE.reduceWhere(Reducer.max(x.dtype()), x.at(i, col), col.lt(cols), k1);
+            });
+    IterVar l1 = reduceAxis(lanes, "l");
+    Tensor mx = TE.compute("SoftmaxMax", partial, (i, t) -> TE.max(pmax.at(i, l1.var()), l1));
+    IterVar k2 = reduceAxis(steps, "k");
+    Tensor psum =
+        TE.compute(
+            "SoftmaxPartSum",
+            partial,
+            (i, l) -> {
+              Expr col = k2.var().mul(lanes).add(l);
+              return TE.reduceWhere(
+                  Reducer.sum(x.dtype()), TE.exp(x.at(i, col).sub(mx.at(i, l))), col.lt(cols), k2);
+            });
+    IterVar l2 = reduceAxis(lanes, "l");
+    Tensor sum = TE.compute("SoftmaxSum", partial, (i, t) -> TE.sum(psum.at(i, l2.var()), l2));
+    return TE.compute(
+        "Softmax",
+        x.shape(),
+        (i, j) -> {
+          Expr lane = j.floormod(lanes);
+          return TE.exp(x.at(i, j).sub(mx.at(i, lane))).div(sum.at(i, lane));
+        });
+  }
+
   private static Tensor rename(Tensor t, String name) {
     dev.kernelgen.te.ComputeOp op = (dev.kernelgen.te.ComputeOp) t.op();
     return new dev.kernelgen.te.ComputeOp(name, op.axis(), op.body(), op.tag()).output();

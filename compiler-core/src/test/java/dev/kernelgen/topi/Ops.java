@@ -66,6 +66,8 @@ public record Ops(String name, List<Tensor> outputs, Map<Var, Long> dims) {
     c.add(of("softmax_last", Reduction.softmax(a, 2)));
     c.add(of("softmax_middle", Reduction.softmax(a, 1)));
     c.add(of("log_softmax", Reduction.logSoftmax(a, -1)));
+    Tensor x2 = placeholder("X2", FLOAT32, 9, 37);
+    c.add(of("softmax_lanes_ragged", Reduction.softmaxLanes(x2, 8)));
     // Linear algebra.
     Tensor ma = placeholder("MA", FLOAT32, 13, 17);
     Tensor mb = placeholder("MB", FLOAT32, 17, 11);

@@ -19,6 +19,7 @@ import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Conv;
 import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Reduction;
 import java.nio.file.Files;
@@ -51,7 +52,11 @@ public final class OpsGpuBench {
   private OpsGpuBench() {}
 
   /** One workload: the operator, its FLOP count (0 for softmax) and how to check a sample. */
-  record Case(String name, OperatorDef op, double flops, Reference ref) {}
+  record Case(String name, OperatorDef op, double flops, Reference ref, Schedule schedule) {
+    Case(String name, OperatorDef op, double flops, Reference ref) {
+      this(name, op, flops, ref, null);
+    }
+  }
 
   /** The float64 value of output element {@code flat} from the host copies of the inputs. */
   interface Reference {
@@ -120,6 +125,14 @@ public final class OpsGpuBench {
       }
       out.add(Map.of("workload", e.getKey(), "ok", true));
     }
+    Tensor lanes = Reduction.softmaxLanes(x, 32);
+    String diff =
+        OracleCheck.check(device, OpSchedules.softmaxLanesGpu(lanes), List.of(x, lanes), "check");
+    System.out.printf("check %-22s %s%n", "softmax_lanes_45x67", diff == null ? "ok" : "FAILED");
+    if (diff != null) {
+      throw new IllegalStateException("softmax_lanes differs from the oracle: " + diff);
+    }
+    out.add(Map.of("workload", "softmax_lanes_45x67", "ok", true));
     return out;
   }
 
@@ -146,24 +159,37 @@ public final class OpsGpuBench {
     int rows = 4096;
     int cols = 4096;
     Tensor x = placeholder("X", FLOAT32, rows, cols);
+    Reference softmaxRef =
+        (in, flat) -> {
+          float[] v = in.get(0);
+          int r = (int) (flat / cols);
+          double max = Double.NEGATIVE_INFINITY;
+          for (int c = 0; c < cols; c++) {
+            max = Math.max(max, v[r * cols + c]);
+          }
+          double sum = 0;
+          for (int c = 0; c < cols; c++) {
+            sum += Math.exp(v[r * cols + c] - max);
+          }
+          return Math.exp(v[(int) flat] - max) / sum;
+        };
+    // The library's GPU formulation: a block per row, 256 lanes (threads) reducing it together.
+    Tensor lanes = Reduction.softmaxLanes(x, 256);
     cs.add(
         new Case(
             "softmax_4096x4096",
+            OperatorDef.of(List.of(x), lanes),
+            0,
+            softmaxRef,
+            OpSchedules.softmaxLanesGpu(lanes)));
+    // The plain softmax with its default schedule: a thread per row.
+    cs.add(
+        new Case(
+            "softmax_4096x4096_thread_per_row",
             OperatorDef.of(List.of(x), Reduction.softmax(x, 1)),
             0,
-            (in, flat) -> {
-              float[] v = in.get(0);
-              int r = (int) (flat / cols);
-              double max = Double.NEGATIVE_INFINITY;
-              for (int c = 0; c < cols; c++) {
-                max = Math.max(max, v[r * cols + c]);
-              }
-              double sum = 0;
-              for (int c = 0; c < cols; c++) {
-                sum += Math.exp(v[r * cols + c] - max);
-              }
-              return Math.exp(v[(int) flat] - max) / sum;
-            }));
+            softmaxRef,
+            null));
     for (int batch : new int[] {1, 32}) {
       int c = 64;
       int h = 56;
@@ -204,7 +230,10 @@ public final class OpsGpuBench {
 
   static Map<String, Object> measure(Device device, Case c) {
     Knobs knobs = Knobs.defaults();
-    Schedule s = DefaultSchedules.forTarget(device.target(), c.op(), knobs);
+    Schedule s =
+        c.schedule() != null
+            ? c.schedule()
+            : DefaultSchedules.forTarget(device.target(), c.op(), knobs);
     DeviceOperator.Compiled compiled =
         DeviceOperator.compile(device.target(), s, c.op().args(), "ops_" + c.name());
     Random random = new Random(42);
