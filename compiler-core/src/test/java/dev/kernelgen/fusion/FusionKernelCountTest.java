@@ -95,6 +95,18 @@ class FusionKernelCountTest {
     checkCpu(Reduction.softmax(x, 1));
   }
 
+  /** The lane-split softmax with its block-per-row schedule: four reductions, one kernel. */
+  @ParameterizedTest
+  @EnumSource(
+      value = Target.class,
+      names = {"CUDA", "OPENCL"})
+  void softmaxLanesIsOneKernel(Target t) {
+    Tensor x = placeholder("X", FLOAT32, 9, 37);
+    Tensor out = Reduction.softmaxLanes(x, 16);
+    Schedule s = dev.kernelgen.topi.OpSchedules.softmaxLanesGpu(out);
+    assertThat(Fusion.kernelCount(s, List.of(x, out), t)).isEqualTo(1);
+  }
+
   /**
    * A reduction over everything read by an elementwise stage cannot be computed per thread of the
    * consumer (no loop of the consumer fixes its index): two kernels.
