@@ -42,8 +42,9 @@ import java.util.Random;
  * before it is timed.
  *
  * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--only TEXT] [OUT_JSON]}; {@code OUT_JSON}
- * defaults to {@value #DEFAULT_OUT}. The 4096 matmul (137 GFLOP per run) is measured only with
- * {@code --big}, once per implementation.
+ * defaults to {@value #DEFAULT_OUT}. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
+ * that have it (for example {@code -Dops.knob.tile_f=8}). The 4096 matmul (137 GFLOP per run) is
+ * measured only with {@code --big}, once per implementation.
  */
 public final class OpsCpuBench {
   public static final String DEFAULT_OUT = "bench/results/ops-cpu-latest.json";
@@ -213,7 +214,17 @@ public final class OpsCpuBench {
 
   /** The operator's default C schedule, generated, compiled with cc and loaded through FFM. */
   private static Kernel compile(String name, OperatorDef op) throws IOException {
-    Knobs knobs = Knobs.defaults();
+    // Knobs from -Dops.knob.NAME=VALUE where this operator's schedule has them, else defaults.
+    Knobs probe = Knobs.defaults();
+    DefaultSchedules.forTarget(Target.C, op, probe);
+    Map<String, Integer> values = new LinkedHashMap<>();
+    for (String k : probe.space().keySet()) {
+      Integer v = Integer.getInteger("ops.knob." + k);
+      if (v != null) {
+        values.put(k, v);
+      }
+    }
+    Knobs knobs = Knobs.configured(values);
     Schedule s = DefaultSchedules.forTarget(Target.C, op, knobs);
     PrimFunc f = Lower.lower(s, name, op.args(), Target.C, null);
     String source = CCodegen.generate(List.of(f), "ops_" + name);
