@@ -8,9 +8,11 @@ import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
@@ -84,7 +86,11 @@ public final class Fusion {
       // fused reductions that read it (softmax's partial sums are read only by the fused sum).
       List<Stage> withReaders = new ArrayList<>(List.of(st));
       if (anchor != null) {
-        withReaders.addAll(fusedInto.get(anchor));
+        for (Stage r : fusedInto.get(anchor)) {
+          if (consumes(s, r, st)) {
+            withReaders.add(r);
+          }
+        }
       }
       if (ok && anchor != null && rowAxes(s, anchor, withReaders) > 0) {
         anchorOf.put(st, anchor);
@@ -196,6 +202,16 @@ public final class Fusion {
     return SplitHostDevice.split(Lower.lower(s, "count", args, target, null)).kernels().size();
   }
 
+  /** Whether {@code consumer} reads {@code producer}, directly or through other stages. */
+  private static boolean consumes(Schedule s, Stage consumer, Stage producer) {
+    for (Stage r : s.readers(producer)) {
+      if (r == consumer || consumes(s, consumer, r)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The stages that read {@code st}, looking through inlined stages to their readers. */
   static Set<Stage> effectiveReaders(Schedule s, Stage st) {
     Set<Stage> out = new java.util.LinkedHashSet<>();
@@ -218,19 +234,9 @@ public final class Fusion {
     for (Stage r : reductions) {
       dependent.add(r.tensor());
     }
-    // Inlined stages that read a fused reduction carry its dependence into the anchor's body.
-    boolean grew = true;
-    while (grew) {
-      grew = false;
-      for (Stage st : s.stages()) {
-        if (st.attachType() == AttachType.INLINE
-            && !dependent.contains(st.tensor())
-            && readsAny(st.body(), dependent)) {
-          dependent.add(st.tensor());
-          grew = true;
-        }
-      }
-    }
+    // The anchor's body with the inlined stages substituted, as lowering will compute it: the
+    // reductions' reads then carry the indices they are really read at.
+    Expr body = expandInlined(s, anchor.body());
     Set<Var> used = new HashSet<>();
     new ExprVisitor() {
       @Override
@@ -242,13 +248,7 @@ public final class Fusion {
         }
         super.visit(e);
       }
-    }.visit(anchor.body());
-    // Through an inlined stage the anchor's index reaches the reduction as that stage's index.
-    for (Stage st : s.stages()) {
-      if (st.attachType() == AttachType.INLINE && dependent.contains(st.tensor())) {
-        collectIndexVarsOfReads(anchor.body(), st.tensor(), used);
-      }
-    }
+    }.visit(body);
     int last = 0;
     List<IterVar> axes = anchor.axis();
     for (int d = 0; d < axes.size(); d++) {
@@ -259,31 +259,23 @@ public final class Fusion {
     return last;
   }
 
-  private static void collectIndexVarsOfReads(Expr body, Tensor t, Set<Var> used) {
-    new ExprVisitor() {
+  /** {@code body} with every read of an inlined stage replaced by that stage's body. */
+  private static Expr expandInlined(Schedule s, Expr body) {
+    return new ExprMutator() {
       @Override
-      public void visit(Expr e) {
-        if (e instanceof TensorRead r && r.tensor() == t) {
-          for (Expr i : r.indices()) {
-            used.addAll(FreeVars.of(i));
+      public Expr mutate(Expr e) {
+        if (e instanceof TensorRead r
+            && !(r.tensor().op() instanceof dev.kernelgen.te.PlaceholderOp)
+            && s.stage(r.tensor()).attachType() == AttachType.INLINE) {
+          Stage st = s.stage(r.tensor());
+          Map<Var, Expr> sub = new java.util.HashMap<>();
+          for (int d = 0; d < st.axis().size(); d++) {
+            sub.put(st.axis().get(d).var(), mutate(r.indices().get(d)));
           }
+          return mutate(Substitute.apply(st.body(), sub));
         }
-        super.visit(e);
+        return super.mutate(e);
       }
-    }.visit(body);
-  }
-
-  private static boolean readsAny(Expr body, Set<Tensor> ts) {
-    boolean[] found = {false};
-    new ExprVisitor() {
-      @Override
-      public void visit(Expr e) {
-        if (e instanceof TensorRead r && ts.contains(r.tensor())) {
-          found[0] = true;
-        }
-        super.visit(e);
-      }
-    }.visit(body);
-    return found[0];
+    }.mutate(body);
   }
 }

@@ -121,5 +121,11 @@ class FusionKernelCountTest {
     Tensor out = Elementwise.div(x, s);
     assertThat(kernels(t, out)).isEqualTo(2);
     checkCpu(out);
+    // Beside a row reduction that fuses, the global sum still gets its own kernel rather than
+    // being recomputed for every row.
+    Tensor rowMax = Reduction.max(x, true, 1);
+    Tensor both = Elementwise.sub(Elementwise.div(x, s), rowMax);
+    assertThat(kernels(t, both)).isEqualTo(2);
+    checkCpu(both);
   }
 }
