@@ -11,6 +11,14 @@ fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
 out=bench/results/cpu-latest.json
+# `bench/cpu.sh ops [OUT_JSON] [--quick] [--big] [--only TEXT]`: the operator benchmark (matmul,
+# softmax, conv2d: kernelgen's default C schedules vs ONNX Runtime), to ops-cpu-latest.json.
+main=dev.kernelgen.bench.CpuBench
+if [[ ${1:-} == ops ]]; then
+  shift
+  main=dev.kernelgen.bench.OpsCpuBench
+  out=bench/results/ops-cpu-latest.json
+fi
 if [[ $# -gt 0 && $1 != --* ]]; then
   out=$1
   shift
@@ -25,4 +33,4 @@ cp_file=$PWD/$module/target/classpath.txt
 # The 32-batch workload keeps several 300 MB tensors alive at once.
 exec "$JAVA" --enable-native-access=ALL-UNNAMED -Xmx8g \
   -cp "$module/target/classes:$(cat "$cp_file")" \
-  dev.kernelgen.bench.CpuBench "$@" "$out"
+  "$main" "$@" "$out"

@@ -6,6 +6,8 @@
 #   bench/gpu.sh prepare        here (no GPU needed): builds the jars and a Java runtime into .device/
 #   bench/gpu.sh OUT_DIR        on the GPU machine: runs both sides, writes OUT_DIR/ours.json,
 #                               OUT_DIR/torch.json and OUT_DIR/gpu-latest.json, prints the table
+#   bench/gpu.sh ops OUT_DIR    on the GPU machine: only the operator benchmark (matmul, softmax,
+#                               conv2d vs torch); the plain OUT_DIR run also does it (KG_OPS=0: not)
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel (small shapes)
 #
@@ -51,7 +53,21 @@ if [[ $cmd == sanitize ]]; then
   exit 0
 fi
 
-out=${cmd:?usage: bench/gpu.sh OUT_DIR | prepare | sanitize OUT_DIR}
+# Operators (issue 5): matmul, softmax, conv2d with the untuned default schedules beside torch
+# (cuBLAS, cuDNN): writes OUT_DIR/ops-ours.json, ops-torch.json, ops-gpu-latest.json, ops-table.txt.
+run_ops() {
+  "${java[@]}" dev.kernelgen.bench.gpu.OpsGpuBench "$1" 2>&1 | tee "$1/ops-ours.log"
+  python3 bench/ops_torch.py "$1/ops-torch.json" --ours "$1/ops-ours.json" \
+    --merged "$1/ops-gpu-latest.json" 2>&1 | tee "$1/ops-table.txt"
+}
+if [[ $cmd == ops ]]; then
+  out=${2:?usage: bench/gpu.sh ops OUT_DIR}
+  mkdir -p "$out"
+  run_ops "$out"
+  exit 0
+fi
+
+out=${cmd:?usage: bench/gpu.sh OUT_DIR | ops OUT_DIR | prepare | sanitize OUT_DIR}
 mkdir -p "$out"
 "${java[@]}" dev.kernelgen.bench.gpu.GpuBench "$out" 2>&1 | tee "$out/ours.log"
 # One torch.compile variant by default (each compile takes 15-25 s): the one that keeps NCHW,
@@ -59,3 +75,4 @@ mkdir -p "$out"
 # measures both.
 KG_COMPILE_VARIANTS=${KG_COMPILE_VARIANTS:-compiled_nchw} python3 bench/gpu_torch.py bench/workloads.json "$out/torch.json" 2>&1 | tee "$out/torch.log"
 python3 bench/gpu_merge.py "$out/ours.json" "$out/torch.json" "$out/gpu-latest.json" | tee "$out/table.txt"
+[[ ${KG_OPS:-1} == 0 ]] || run_ops "$out"

@@ -9,9 +9,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The schedules an operator gets for a target that its spec does not schedule. They are plain and
- * correct rather than fast: every injective stage that is not an output is inlined into its
- * consumers, and each remaining (root) stage gets one loop nest of its own.
+ * The schedules an operator gets for a target that its spec does not schedule.
+ *
+ * <p>An operator with one output gets {@link dev.kernelgen.topi.OpSchedules#defaultSchedule}: the
+ * library's schedules for matmul and conv2d (recognized by their tags, with knobs), else the fusion
+ * rules of {@link dev.kernelgen.topi.Fusion} (injective stages inlined; reductions read only by the
+ * output computed per thread or per row inside the output's kernel).
+ *
+ * <p>Operators with several outputs get the plain schedules below: every injective stage that is
+ * not an output is inlined into its consumers, and each remaining (root) stage gets one loop nest
+ * of its own.
  *
  * <ul>
  *   <li>C: the outermost data axis of each root stage (batch and channel fused, when the stage has
@@ -28,6 +35,9 @@ public final class DefaultSchedules {
 
   /** The default schedule of {@code op} for {@code target}. */
   public static Schedule forTarget(Target target, OperatorDef op, Knobs knobs) {
+    if (op.outputs().size() == 1) {
+      return dev.kernelgen.topi.OpSchedules.defaultSchedule(target, op.output(), knobs);
+    }
     return switch (target) {
       case C -> cpu(op);
       case JAVA -> java(op);

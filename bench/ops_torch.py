@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""PyTorch side of the operator benchmark (issue 5), float32, TF32 off.
+
+Usage: python3 bench/ops_torch.py OUT_JSON [--ours OURS_JSON --merged MERGED_JSON] [--only TEXT]
+
+Workloads, the same as dev.kernelgen.bench.gpu.OpsGpuBench:
+  matmul_{1024,2048,4096}     torch.matmul (cuBLAS)
+  softmax_4096x4096           torch.softmax(x, dim=-1)
+  conv2d_{1,32}x64x56x56_f64  F.conv2d 3x3, padding 1 (cuDNN, benchmark mode)
+
+Each is timed as bench/gpu_torch.py times: torch_us, per call of back-to-back launches (CUDA events
+around a batch, best batch), and torch_gpu_us, launches captured in a CUDA graph and replayed
+(best replay). With --ours, prints the table side by side with OpsGpuBench's ops-ours.json and
+writes the merged rows (ratio = torch_gpu_us / ours_gpu_us: above 1 means ours is faster).
+"""
+
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+
+LAUNCHES = 100
+BATCHES = 5
+GRAPH_ITERS = 20
+GRAPH_REPLAYS = 7
+
+
+def configure():
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        torch.backends.cudnn.conv.fp32_precision = "ieee"
+        torch.backends.cuda.matmul.fp32_precision = "ieee"
+    except (AttributeError, RuntimeError):
+        pass
+
+
+def per_call(fn):
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    best = float("inf")
+    for _ in range(BATCHES):
+        start.record()
+        for _ in range(LAUNCHES):
+            fn()
+        end.record()
+        end.synchronize()
+        best = min(best, start.elapsed_time(end) * 1e3 / LAUNCHES)
+    return best
+
+
+def graph_time(fn):
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(GRAPH_ITERS):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    best = float("inf")
+    for _ in range(GRAPH_REPLAYS):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        best = min(best, start.elapsed_time(end) * 1e3 / GRAPH_ITERS)
+    return best
+
+
+def workloads():
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(42)
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=g, device=dev) * 2 - 1
+
+    for n in (1024, 2048, 4096):
+        a, b = rand(n, n), rand(n, n)
+        out = torch.empty(n, n, device=dev)
+        yield f"matmul_{n}", 2.0 * n**3, 0, (lambda a=a, b=b, out=out: torch.matmul(a, b, out=out))
+    x = rand(4096, 4096)
+    yield "softmax_4096x4096", 0, 2 * 4 * x.numel(), (lambda x=x: torch.softmax(x, dim=-1))
+    for batch in (1, 32):
+        inp, w = rand(batch, 64, 56, 56), rand(64, 64, 3, 3)
+        flops = 2.0 * batch * 64 * 56 * 56 * 64 * 9
+        yield f"conv2d_{batch}x64x56x56_f64", flops, 0, (
+            lambda inp=inp, w=w: F.conv2d(inp, w, padding=1))
+
+
+def main(argv):
+    if not argv or argv[0].startswith("--"):
+        print(__doc__)
+        return 2
+    out_path = argv[0]
+    opts = dict(zip(argv[1::2], argv[2::2])) if len(argv) > 1 else {}
+    only = opts.get("--only")
+    configure()
+    name = torch.cuda.get_device_name()
+    print(f"ops_torch on {name}, torch {torch.__version__}")
+    rows = []
+    for workload, flops, nbytes, fn in workloads():
+        if only and only not in workload:
+            continue
+        r = {"workload": workload, "torch_us": round(per_call(fn), 3),
+             "torch_gpu_us": round(graph_time(fn), 3)}
+        if flops:
+            r["torch_tflops"] = round(flops / r["torch_gpu_us"] / 1e6, 3)
+        if nbytes:
+            r["torch_gbps"] = round(nbytes / r["torch_gpu_us"] / 1e3, 3)
+        print(r, flush=True)
+        rows.append(r)
+        with open(out_path, "w") as f:
+            json.dump({"device": name, "torch": torch.__version__, "results": rows}, f, indent=2)
+    if "--ours" in opts:
+        with open(opts["--ours"]) as f:
+            ours = {r["workload"]: r for r in json.load(f)["results"]}
+        merged = []
+        print(f"{'workload':26s} {'ours GPU us':>12s} {'torch GPU us':>13s} {'torch/ours':>10s} kernels")
+        for r in rows:
+            o = ours.get(r["workload"])
+            if o is None:
+                continue
+            m = dict(o)
+            m.update(r)
+            m["torch_over_ours"] = round(r["torch_gpu_us"] / o["ours_gpu_us"], 3)
+            merged.append(m)
+            print(f"{r['workload']:26s} {o['ours_gpu_us']:12.1f} {r['torch_gpu_us']:13.1f} "
+                  f"{m['torch_over_ours']:10.3f} {o.get('kernels')}")
+        if "--merged" in opts:
+            with open(opts["--merged"], "w") as f:
+                json.dump({"device": name, "results": merged}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,382 @@
+package dev.kernelgen.topi;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
+
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.schedule.ThreadTag;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.ComputeOp;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Schedules of the compute-heavy library operators that are good without tuning, each with its
+ * knobs ({@link Knobs}): the first choice of every knob is the default.
+ *
+ * <ul>
+ *   <li>matmul on the CPU: the output tiled {@code tile_i x tile_j}, tile rows in parallel, the
+ *       reduction split by {@code tile_k} and placed between the row and column loops, so that each
+ *       step is one A element times a vectorized row of B added to a row of C that stays in L1.
+ *   <li>matmul on a GPU: a {@code threads_y * thread_tile_y x threads_x * thread_tile_x} output
+ *       tile per block, computed by {@code threads_y x threads_x} threads that each accumulate a
+ *       thread tile of {@code thread_tile_y x thread_tile_x}; the tiles of A and B that a step of
+ *       {@code tile_k} needs are cached in shared memory, loaded by all threads of the block
+ *       together.
+ *   <li>conv2d (direct, NCHW) on a GPU: each thread computes {@code tile_f} output channels of one
+ *       pixel in local memory, so that each input value it loads is used {@code tile_f} times;
+ *       pixels over threadIdx.x (coalesced), channel groups over blockIdx.y, batch over blockIdx.z;
+ *       the filter values are the same for all threads of a block (broadcast loads through L1);
+ *       {@code tile_c} splits the input channels.
+ *   <li>softmax (any elementwise output after a row reduction) on a GPU: {@code rows_per_block}
+ *       rows per block, a thread per row with the row's reductions in local memory.
+ * </ul>
+ */
+public final class OpSchedules {
+  private OpSchedules() {}
+
+  /** The tag of a 2-d matrix product (matmul, dense). */
+  public static final String MATMUL = "matmul";
+
+  /** The tag of the direct NCHW convolution. */
+  public static final String CONV2D_NCHW = "conv2d_nchw";
+
+  /** The tag of the reduction computing {@code out} (see {@link #reductionOf}), or "". */
+  public static String anchorTag(Tensor out) {
+    Tensor r = reductionOf(out);
+    return r != null && r.op() instanceof ComputeOp c ? c.tag() : "";
+  }
+
+  /**
+   * The default schedule of {@code out} for {@code target}: the specialized schedules here for
+   * matmul and conv2d, else the fusion rules ({@link Fusion}) with one thread per output element
+   * (or per row, where the output follows row reductions).
+   */
+  public static Schedule defaultSchedule(
+      dev.kernelgen.annotations.Target target, Tensor out, Knobs k) {
+    String tag = anchorTag(out);
+    return switch (target) {
+      case C -> {
+        if (tag.equals(MATMUL)) {
+          yield matmulCpu(out, k);
+        }
+        if (tag.equals(CONV2D_NCHW) && reductionOf(out) == out) {
+          yield conv2dCpu(out, k);
+        }
+        yield Fusion.schedule(target, List.of(out));
+      }
+      case JAVA -> Fusion.schedule(target, List.of(out));
+      case CUDA, OPENCL -> {
+        if (tag.equals(MATMUL)) {
+          yield matmulGpu(out, k);
+        }
+        if (tag.equals(CONV2D_NCHW)) {
+          yield conv2dGpu(out, k);
+        }
+        Schedule probe = Schedule.create(out);
+        boolean rows = false;
+        for (Fusion.Group g : Fusion.plan(probe)) {
+          rows |= !g.reductions().isEmpty() && g.rowAxes() < g.anchor().axis().size();
+        }
+        if (rows) {
+          yield rowsGpu(out, k);
+        }
+        int threads = k.knob("threads", 256, 128, 512, 64, 1024);
+        yield Fusion.schedule(target, List.of(out), threads);
+      }
+    };
+  }
+
+  /** The reduction stage that computes {@code out}: {@code out} itself or one it reads. */
+  static Tensor reductionOf(Tensor out) {
+    if (out.op() instanceof ComputeOp c && !c.reduceAxis().isEmpty()) {
+      return out;
+    }
+    for (Tensor t : out.op().inputs()) {
+      if (t.op() instanceof ComputeOp) {
+        Tensor r = reductionOf(t);
+        if (r != null) {
+          return r;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Inlines every injective stage that is not an output. */
+  static void inlineInjective(Schedule s) {
+    for (Stage st : s.stages()) {
+      if (!st.isPlaceholder() && !st.isOutput() && !st.hasReduction()) {
+        st.computeInline();
+      }
+    }
+  }
+
+  /**
+   * The CPU schedule of {@code out}: a matmul ({@link Linalg#matmul}, {@link Linalg#dense}),
+   * possibly followed by elementwise stages.
+   */
+  public static Schedule matmulCpu(Tensor out, Knobs k) {
+    int ti = k.knob("tile_i", 32, 8, 16, 64);
+    int tj = k.knob("tile_j", 256, 64, 128, 512);
+    int tk = k.knob("tile_k", 4, 1, 2, 8);
+    Schedule s = Schedule.create(out);
+    inlineInjective(s);
+    Tensor mm = reductionOf(out);
+    Stage sc = s.stage(mm);
+    Stage so = s.stage(out);
+    Stage.Tile t = so.tile(so.axis(0), so.axis(1), ti, tj);
+    so.parallel(t.xOuter());
+    if (mm != out) {
+      sc.computeAt(so, t.yOuter());
+      so.vectorize(t.yInner());
+    }
+    Stage.Tile tc = mm != out ? sc.tile(sc.axis(0), sc.axis(1), ti, tj) : t;
+    Stage.Split kk = sc.split(sc.reduceAxis(0), tk);
+    if (mm == out) {
+      sc.reorder(t.xOuter(), t.yOuter(), kk.outer(), tc.xInner(), kk.inner(), tc.yInner());
+    } else {
+      sc.reorder(kk.outer(), tc.xInner(), kk.inner(), tc.yInner());
+    }
+    sc.unroll(kk.inner());
+    sc.vectorize(tc.yInner());
+    return s;
+  }
+
+  /**
+   * The CPU schedule of a direct NCHW convolution {@code out}: (batch, group of {@code tile_f}
+   * output channels) in parallel; for each output row, the reduction over input channels and taps
+   * outside, and inside it {@code tile_f} output rows updated with the row vectorized: each input
+   * row segment loaded is used {@code tile_f} times, the output rows stay in L1.
+   */
+  public static Schedule conv2dCpu(Tensor out, Knobs k) {
+    int tf = k.knob("tile_f", 4, 2, 8, 1);
+    Schedule s = Schedule.create(out);
+    inlineInjective(s);
+    Stage so = s.stage(out);
+    // The padded input once, in a pass of its own: the vectorized rows then read it without the
+    // bounds selects that an inlined padding puts in the innermost loop.
+    Tensor padded = DepthwiseSchedules.paddedInput(out);
+    if (padded != null) {
+      Stage sp = s.stage(padded);
+      sp.computeRoot();
+      sp.parallel(sp.fuse(sp.axis(0), sp.axis(1)));
+      sp.vectorize(sp.axis(3));
+    }
+    Stage.Split f = so.split(so.axis(1), tf);
+    so.reorder(
+        so.axis(0),
+        f.outer(),
+        so.axis(2),
+        so.reduceAxis(0),
+        so.reduceAxis(1),
+        so.reduceAxis(2),
+        f.inner(),
+        so.axis(3));
+    IterVar par = so.fuse(so.axis(0), f.outer());
+    so.parallel(par);
+    so.unroll(so.reduceAxis(2));
+    so.unroll(f.inner());
+    so.vectorize(so.axis(3));
+    return s;
+  }
+
+  /**
+   * The GPU schedule of a matmul {@code out}; elementwise stages after it become a second kernel of
+   * one thread per element.
+   *
+   * <p>The accumulation is in the output (global memory, cached in L1/L2) rather than in a {@code
+   * cache_write} local tile: the shared tiles of A and B must be computed at the reduction's outer
+   * loop, and bound inference does not relax the thread loops that enclose a shared stage attached
+   * inside them (each thread would size and fill the shared tile for its own rows only). With the
+   * k.outer loop outside the thread loops the tiles are per block, as they must be.
+   */
+  public static Schedule matmulGpu(Tensor out, Knobs k) {
+    int ty = k.knob("threads_y", 16, 8, 32);
+    int tx = k.knob("threads_x", 16, 8, 32);
+    int wy = k.knob("thread_tile_y", 4, 1, 2, 8);
+    int wx = k.knob("thread_tile_x", 4, 1, 2, 8);
+    int tk = k.knob("tile_k", 16, 4, 8, 32);
+    Schedule s = Schedule.create(out);
+    inlineInjective(s);
+    Tensor mm = reductionOf(out);
+    Tensor a = mm.op().inputs().get(0);
+    Tensor b = mm.op().inputs().get(1);
+    Tensor as = s.cacheRead(a, "shared", mm);
+    Tensor bs = s.cacheRead(b, "shared", mm);
+    Stage so = s.stage(mm);
+    // Rows: a block of ty*wy, inside it wy rows per thread interleaved by ty (thread y owns rows
+    // y, y + ty, ...); columns likewise, so that consecutive threads touch consecutive columns.
+    Stage.Split i = so.split(so.axis(0), (long) ty * wy);
+    Stage.Split j = so.split(so.axis(1), (long) tx * wx);
+    Stage.Split iw = so.split(i.inner(), ty);
+    Stage.Split jw = so.split(j.inner(), tx);
+    Stage.Split kk = so.split(so.reduceAxis(0), tk);
+    so.reorder(
+        i.outer(),
+        j.outer(),
+        kk.outer(),
+        iw.inner(),
+        jw.inner(),
+        kk.inner(),
+        iw.outer(),
+        jw.outer());
+    so.bind(i.outer(), ThreadTag.BLOCK_Y);
+    so.bind(j.outer(), ThreadTag.BLOCK_X);
+    so.bind(iw.inner(), ThreadTag.THREAD_Y);
+    so.bind(jw.inner(), ThreadTag.THREAD_X);
+    so.unroll(kk.inner());
+    so.unroll(iw.outer());
+    so.unroll(jw.outer());
+    DepthwiseSchedules.cooperativeFetch(s.stage(as), so, kk.outer(), ty, tx);
+    DepthwiseSchedules.cooperativeFetch(s.stage(bs), so, kk.outer(), ty, tx);
+    if (mm != out) {
+      Stage se = s.stage(out);
+      IterVar fused = se.fuse(se.axis(0), se.axis(1));
+      Stage.Split sp = se.split(fused, 256);
+      se.bind(sp.outer(), ThreadTag.BLOCK_X);
+      se.bind(sp.inner(), ThreadTag.THREAD_X);
+    }
+    return s;
+  }
+
+  /**
+   * The GPU schedule of a direct NCHW convolution {@code out} ({@link Conv#conv2dNchw}, possibly
+   * followed by elementwise stages such as bias and relu).
+   */
+  public static Schedule conv2dGpu(Tensor out, Knobs k) {
+    int threads = k.knob("threads", 64, 32, 128, 256);
+    int tf = k.knob("tile_f", 16, 4, 8, 32);
+    int tc = k.knob("tile_c", 8, 4, 16, 1);
+    Schedule s = Schedule.create(out);
+    inlineInjective(s);
+    Tensor conv = reductionOf(out);
+    Tensor local;
+    Stage so;
+    if (conv == out) {
+      local = s.cacheWrite(conv, "local");
+      so = s.stage(conv);
+    } else {
+      local = conv;
+      s.stage(conv).setScope("local");
+      so = s.stage(out);
+    }
+    Stage.Split f = so.split(so.axis(1), tf);
+    IterVar pix = so.fuse(so.axis(2), so.axis(3));
+    Stage.Split p = so.split(pix, threads);
+    so.reorder(so.axis(0), f.outer(), p.outer(), p.inner(), f.inner());
+    so.bind(so.axis(0), ThreadTag.BLOCK_Z);
+    so.bind(f.outer(), ThreadTag.BLOCK_Y);
+    so.bind(p.outer(), ThreadTag.BLOCK_X);
+    so.bind(p.inner(), ThreadTag.THREAD_X);
+    so.unroll(f.inner());
+    Stage sl = s.stage(local);
+    sl.computeAt(so, p.inner());
+    Stage.Split rc = sl.split(sl.reduceAxis(0), tc);
+    sl.reorder(
+        rc.outer(),
+        rc.inner(),
+        sl.reduceAxis(1),
+        sl.reduceAxis(2),
+        sl.axis(0),
+        sl.axis(1),
+        sl.axis(2),
+        sl.axis(3));
+    sl.unroll(sl.reduceAxis(2));
+    sl.unroll(sl.axis(1));
+    return s;
+  }
+
+  /**
+   * The GPU schedule of an elementwise output after row reductions (softmax, log-softmax, a mean
+   * over the last axis): {@code rows_per_block} rows per block, one thread per row.
+   */
+  public static Schedule rowsGpu(Tensor out, Knobs k) {
+    int rows = k.knob("rows_per_block", 64, 32, 128, 256);
+    Schedule s = Schedule.create(out);
+    for (Fusion.Group g : Fusion.plan(s)) {
+      Fusion.gpu(g, rows);
+    }
+    return s;
+  }
+
+  /**
+   * The GPU schedule of {@link Reduction#softmaxLanes}: one block per row, one thread per lane; the
+   * partial and combined reductions in shared memory at the row's loop, each with its lane axis
+   * bound to threadIdx.x; the output's columns split so that consecutive threads write consecutive
+   * columns. One kernel; the row is read three times (max, sum, output), coalesced.
+   */
+  public static Schedule softmaxLanesGpu(Tensor out) {
+    Schedule s = Schedule.create(out);
+    Stage so = s.stage(out);
+    Tensor sum = null;
+    for (Stage st : s.stages()) {
+      if (!st.isPlaceholder() && !st.isOutput()) {
+        sum = st.tensor();
+      }
+    }
+    long lanes = ((dev.kernelgen.te.IntImm) sum.shape().get(1)).value();
+    Stage.Split j = so.split(so.axis(1), lanes);
+    so.reorder(so.axis(0), j.inner(), j.outer());
+    so.bind(so.axis(0), ThreadTag.BLOCK_X);
+    so.bind(j.inner(), ThreadTag.THREAD_X);
+    for (Stage st : s.stages()) {
+      if (!st.isPlaceholder() && !st.isOutput()) {
+        st.setScope("shared");
+        st.computeAt(so, so.axis(0));
+        st.bind(st.axis(1), ThreadTag.THREAD_X);
+      }
+    }
+    return s;
+  }
+
+  /** Small ragged instances of the GPU schedules here, by name: for the compile and run tests. */
+  public static Map<String, Schedule> gpuSamples() {
+    Map<String, Schedule> m = new LinkedHashMap<>();
+    Knobs small =
+        Knobs.configured(
+            Map.of(
+                "threads_y",
+                8,
+                "threads_x",
+                8,
+                "thread_tile_y",
+                2,
+                "thread_tile_x",
+                2,
+                "tile_k",
+                4));
+    Tensor a = placeholder("A", FLOAT32, 37, 29);
+    Tensor b = placeholder("B", FLOAT32, 29, 45);
+    m.put("matmul_gpu_default", matmulGpu(Linalg.matmul(a, b), Knobs.defaults()));
+    m.put("matmul_gpu_small", matmulGpu(Linalg.matmul(a, b), small));
+    Tensor bias = placeholder("BiasRow", FLOAT32, 45);
+    m.put(
+        "matmul_bias_relu_gpu",
+        matmulGpu(Elementwise.relu(Elementwise.add(Linalg.matmul(a, b), bias)), small));
+    Tensor in = placeholder("Input", FLOAT32, 2, 5, 11, 9);
+    Tensor f = placeholder("Filter", FLOAT32, 6, 5, 3, 3);
+    Tensor cb = placeholder("ConvBias", FLOAT32, 6, 1, 1);
+    Tensor conv = Conv.conv2dNchw(in, f, 1, 1, Padding.same(11, 9, 3, 3, 1, 1, 1), 1);
+    Knobs ck = Knobs.configured(Map.of("threads", 32, "tile_f", 4, "tile_c", 4));
+    m.put("conv2d_gpu", conv2dGpu(conv, ck));
+    m.put("conv2d_bias_relu_gpu", conv2dGpu(Elementwise.relu(Elementwise.add(conv, cb)), ck));
+    Tensor x = placeholder("X", FLOAT32, 45, 67);
+    m.put("softmax_lanes_gpu", softmaxLanesGpu(Reduction.softmaxLanes(x, 32)));
+    m.put(
+        "softmax_rows_gpu",
+        rowsGpu(Reduction.softmax(x, 1), Knobs.configured(Map.of("rows_per_block", 32))));
+    return m;
+  }
+
+  /** The arguments of a sample schedule: its inputs, then its outputs. */
+  public static List<Tensor> args(Schedule s) {
+    List<Tensor> a = new java.util.ArrayList<>(s.inputs());
+    a.addAll(s.outputs());
+    return a;
+  }
+}

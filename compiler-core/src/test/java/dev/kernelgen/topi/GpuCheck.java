@@ -1,0 +1,61 @@
+package dev.kernelgen.topi;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.eval.IRInterpreter;
+import dev.kernelgen.eval.NDArray;
+import dev.kernelgen.eval.TensorInterpreter;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.testing.Check;
+import dev.kernelgen.tir.PrimFunc;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs a GPU schedule, lowered for CUDA, on the loop-IR interpreter (which runs each block's
+ * threads concurrently, with barriers and shared memory) and compares it with the oracle.
+ */
+public final class GpuCheck {
+  private GpuCheck() {}
+
+  public static void check(Schedule s, Map<Var, Long> dims) {
+    List<Tensor> args = new ArrayList<>(s.inputs());
+    args.addAll(s.outputs());
+    Map<Tensor, NDArray> inputs = new LinkedHashMap<>();
+    long seed = 3;
+    for (Tensor t : s.inputs()) {
+      inputs.put(t, NDArray.random(t.dtype(), seed++, Check.shape(t, dims)));
+    }
+    Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(s.outputs(), inputs, dims);
+    PrimFunc f = Lower.lower(s, "gpu_check", args, Target.CUDA, null);
+    Map<Tensor, NDArray> outputs = new HashMap<>();
+    List<NDArray> buffers = new ArrayList<>();
+    for (Tensor t : args) {
+      NDArray a = inputs.get(t);
+      if (a == null) {
+        a = NDArray.zeros(t.dtype(), Check.shape(t, dims));
+        for (long k = 0; k < a.size(); k++) {
+          a.setDouble(k, Double.NaN);
+        }
+        outputs.put(t, a);
+      }
+      buffers.add(a);
+    }
+    try {
+      IRInterpreter.run(f, buffers, dims);
+    } catch (RuntimeException | Error e) {
+      throw new AssertionError("the IR interpreter failed on\n" + f, e);
+    }
+    for (Tensor t : s.outputs()) {
+      String diff = NDArray.compare(expected.get(t), outputs.get(t), 1e-4, 1e-4);
+      if (diff != null) {
+        throw new AssertionError("output '" + t.name() + "' differs: " + diff + "\n" + f);
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package dev.kernelgen.bench;
+
+/**
+ * ONNX models of the operator benchmark (MatMul, Softmax, Conv), encoded by hand with {@link
+ * ProtoWriter} as {@link OnnxModel} encodes the depthwise ones. Graph input {@link
+ * OnnxModel#INPUT}, output {@link OnnxModel#OUTPUT}; weights are initializers.
+ */
+public final class OpsOnnxModels {
+  private static final int MODEL_IR_VERSION = 1;
+  private static final int MODEL_PRODUCER_NAME = 2;
+  private static final int MODEL_GRAPH = 7;
+  private static final int MODEL_OPSET_IMPORT = 8;
+  private static final int OPSET_DOMAIN = 1;
+  private static final int OPSET_VERSION = 2;
+  private static final int GRAPH_NODE = 1;
+  private static final int GRAPH_NAME = 2;
+  private static final int GRAPH_INITIALIZER = 5;
+  private static final int GRAPH_INPUT = 11;
+  private static final int GRAPH_OUTPUT = 12;
+  private static final int NODE_INPUT = 1;
+  private static final int NODE_OUTPUT = 2;
+  private static final int NODE_NAME = 3;
+  private static final int NODE_OP_TYPE = 4;
+  private static final int NODE_ATTRIBUTE = 5;
+
+  private OpsOnnxModels() {}
+
+  /** {@code y = x @ b}, x {@code [m, k]} the input, b {@code [k, n]} an initializer. */
+  public static byte[] matmul(int m, int k, int n, float[] b) {
+    ProtoWriter graph = new ProtoWriter();
+    graph.message(GRAPH_NODE, node("MatMul", OnnxModel.OUTPUT, OnnxModel.INPUT, "b"));
+    graph.string(GRAPH_NAME, "matmul");
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("b", new long[] {k, n}, b));
+    graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, new long[] {m, k}));
+    graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, new long[] {m, n}));
+    return model(graph);
+  }
+
+  /** Softmax over the last axis of {@code [rows, cols]}. */
+  public static byte[] softmax(int rows, int cols) {
+    ProtoWriter graph = new ProtoWriter();
+    graph.message(
+        GRAPH_NODE,
+        node("Softmax", OnnxModel.OUTPUT, OnnxModel.INPUT)
+            .message(NODE_ATTRIBUTE, OnnxModel.intAttr("axis", 1)));
+    graph.string(GRAPH_NAME, "softmax");
+    long[] shape = {rows, cols};
+    graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, shape));
+    graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, shape));
+    return model(graph);
+  }
+
+  /** A 3x3 Conv, stride 1, pad 1, no bias: x {@code [n, c, h, w]}, filter {@code [f, c, 3, 3]}. */
+  public static byte[] conv3x3(int n, int c, int h, int w, int f, float[] filter) {
+    ProtoWriter graph = new ProtoWriter();
+    graph.message(
+        GRAPH_NODE,
+        node("Conv", OnnxModel.OUTPUT, OnnxModel.INPUT, "filter")
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("kernel_shape", 3, 3))
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("strides", 1, 1))
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("dilations", 1, 1))
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("pads", 1, 1, 1, 1)));
+    graph.string(GRAPH_NAME, "conv3x3");
+    graph.message(
+        GRAPH_INITIALIZER, OnnxModel.floatTensor("filter", new long[] {f, c, 3, 3}, filter));
+    graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, new long[] {n, c, h, w}));
+    graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, new long[] {n, f, h, w}));
+    return model(graph);
+  }
+
+  private static ProtoWriter node(String opType, String output, String... inputs) {
+    ProtoWriter node = new ProtoWriter();
+    for (String in : inputs) {
+      node.string(NODE_INPUT, in);
+    }
+    return node.string(NODE_OUTPUT, output)
+        .string(NODE_NAME, opType.toLowerCase() + "_" + output)
+        .string(NODE_OP_TYPE, opType);
+  }
+
+  private static byte[] model(ProtoWriter graph) {
+    return new ProtoWriter()
+        .varint(MODEL_IR_VERSION, OnnxModel.IR_VERSION)
+        .string(MODEL_PRODUCER_NAME, "kernelgen-cpu-bench")
+        .message(MODEL_GRAPH, graph)
+        .message(
+            MODEL_OPSET_IMPORT,
+            new ProtoWriter().string(OPSET_DOMAIN, "").varint(OPSET_VERSION, OnnxModel.OPSET))
+        .toByteArray();
+  }
+}
