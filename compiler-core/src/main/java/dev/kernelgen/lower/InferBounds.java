@@ -132,12 +132,12 @@ final class InferBounds {
   private static Map<Var, Interval> rootIntervals(Stage c, Stage s, Bounds b) {
     List<IterVar> leaves = c.leafIterVars();
     int fixedUpTo = c == s.attachStage() ? leaves.indexOf(s.attachIterVar()) : -1;
+    Map<Var, Interval> threads = blockThreadLoops(s, b);
     Map<IterVar, Interval> iv = new HashMap<>();
     for (int p = 0; p < leaves.size(); p++) {
       IterVar leaf = leaves.get(p);
-      iv.put(
-          leaf,
-          p <= fixedUpTo ? Interval.point(b.loopVar(leaf)) : Interval.ofExtent(b.extent(leaf)));
+      boolean fixed = p <= fixedUpTo && !threads.containsKey(b.loopVar(leaf));
+      iv.put(leaf, fixed ? Interval.point(b.loopVar(leaf)) : Interval.ofExtent(b.extent(leaf)));
     }
     List<IterVarRelation> rels = new ArrayList<>(c.relations());
     java.util.Collections.reverse(rels);
@@ -166,7 +166,8 @@ final class InferBounds {
         }
       }
     }
-    Map<Var, Interval> relax = relaxedOuterLoops(c, s, b);
+    Map<Var, Interval> relax = new HashMap<>(relaxedOuterLoops(c, s, b));
+    relax.putAll(threads);
     Map<Var, Interval> env = new HashMap<>();
     for (IterVar root : c.rootIterVars()) {
       Interval i = iv.get(root);
@@ -188,6 +189,32 @@ final class InferBounds {
       env.put(root.var(), new Interval(lo, hi));
     }
     return env;
+  }
+
+  /**
+   * For a stage in shared memory: the loops around its attach point that are bound to threadIdx. A
+   * shared buffer belongs to the whole block and all its threads fill it together, so its region is
+   * the union over those threads, not one thread's part (as TVM relaxes thread loops for shared
+   * scope). Empty for other scopes.
+   */
+  private static Map<Var, Interval> blockThreadLoops(Stage s, Bounds b) {
+    Map<Var, Interval> out = new HashMap<>();
+    if (s.scope() != dev.kernelgen.tir.MemoryScope.SHARED) {
+      return out;
+    }
+    IterVar at = s.attachIterVar();
+    for (Stage q = s.attachStage(); q != null; at = q.attachIterVar(), q = q.attachStage()) {
+      List<IterVar> leaves = q.leafIterVars();
+      int upTo = leaves.indexOf(at);
+      for (int p = 0; p <= upTo; p++) {
+        IterVar leaf = leaves.get(p);
+        String tag = q.attr(leaf).threadTag();
+        if (tag != null && tag.startsWith("threadIdx.")) {
+          out.put(b.loopVar(leaf), Interval.ofExtent(b.extent(leaf)));
+        }
+      }
+    }
+    return out;
   }
 
   /**

@@ -8,23 +8,17 @@ import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.Tensor;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * A compiler bug found while writing {@link OpSchedules#matmulGpu}: TVM's classic GPU matmul
- * (cache_write local at the thread loop, A and B cached in shared memory at the local stage's
- * k.outer loop) computes wrong results. InferBounds sizes a stage attached inside thread-bound
- * loops by the region of the one thread (it relaxes only the consumer's loops inside the attach
- * point), but a shared buffer is written by the whole block: each thread fills the shared tile with
- * its own rows at the same addresses, and the threads overwrite each other. TVM relaxes the thread
- * loops that enclose a shared-scope stage (threadIdx.* for shared, also blockIdx.* for global). The
- * library's schedule works around it by accumulating in the output with k.outer outside the thread
- * loops.
+ * TVM's classic GPU matmul: cache_write local at the thread loop, A and B cached in shared memory
+ * at the local stage's k.outer loop, inside the thread-bound loops. A shared buffer belongs to the
+ * whole block, so its region is the union over the block's threads (bound inference relaxes the
+ * enclosing threadIdx loops for shared stages); before that fix each thread filled the tile with
+ * its own rows at the same addresses and the threads overwrote each other.
  */
 class SharedStageInsideThreadLoopsTest {
   @Test
-  @Disabled("compiler bug in lower/InferBounds: shared stages inside thread loops are not relaxed")
   void sharedTilesAtTheLocalReductionsOuterLoop() {
     Tensor a = placeholder("A", FLOAT32, 16, 12);
     Tensor b = placeholder("B", FLOAT32, 12, 16);
