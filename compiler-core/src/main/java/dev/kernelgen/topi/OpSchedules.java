@@ -206,34 +206,29 @@ public final class OpSchedules {
     Tensor mm = reductionOf(out);
     Tensor a = mm.op().inputs().get(0);
     Tensor b = mm.op().inputs().get(1);
-    Tensor as = s.cacheRead(a, "shared", mm);
-    Tensor bs = s.cacheRead(b, "shared", mm);
+    // TVM's classic GPU matmul: each thread accumulates a wy x wx tile in registers (cache_write
+    // local), over k in chunks of tk whose A and B tiles the block loads into shared memory.
+    Tensor cl = s.cacheWrite(mm, "local");
+    Tensor as = s.cacheRead(a, "shared", cl);
+    Tensor bs = s.cacheRead(b, "shared", cl);
     Stage so = s.stage(mm);
-    // Rows: a block of ty*wy, inside it wy rows per thread interleaved by ty (thread y owns rows
-    // y, y + ty, ...); columns likewise, so that consecutive threads touch consecutive columns.
     Stage.Split i = so.split(so.axis(0), (long) ty * wy);
     Stage.Split j = so.split(so.axis(1), (long) tx * wx);
-    Stage.Split iw = so.split(i.inner(), ty);
-    Stage.Split jw = so.split(j.inner(), tx);
-    Stage.Split kk = so.split(so.reduceAxis(0), tk);
-    so.reorder(
-        i.outer(),
-        j.outer(),
-        kk.outer(),
-        iw.inner(),
-        jw.inner(),
-        kk.inner(),
-        iw.outer(),
-        jw.outer());
+    Stage.Split it = so.split(i.inner(), wy);
+    Stage.Split jt = so.split(j.inner(), wx);
+    so.reorder(i.outer(), j.outer(), it.outer(), jt.outer(), it.inner(), jt.inner());
     so.bind(i.outer(), ThreadTag.BLOCK_Y);
     so.bind(j.outer(), ThreadTag.BLOCK_X);
-    so.bind(iw.inner(), ThreadTag.THREAD_Y);
-    so.bind(jw.inner(), ThreadTag.THREAD_X);
-    so.unroll(kk.inner());
-    so.unroll(iw.outer());
-    so.unroll(jw.outer());
-    DepthwiseSchedules.cooperativeFetch(s.stage(as), so, kk.outer(), ty, tx);
-    DepthwiseSchedules.cooperativeFetch(s.stage(bs), so, kk.outer(), ty, tx);
+    so.bind(it.outer(), ThreadTag.THREAD_Y);
+    so.bind(jt.outer(), ThreadTag.THREAD_X);
+    Stage sl = s.stage(cl);
+    sl.computeAt(so, jt.outer());
+    Stage.Split kk = sl.split(sl.reduceAxis(0), tk);
+    sl.reorder(kk.outer(), kk.inner(), sl.axis(0), sl.axis(1));
+    sl.unroll(sl.axis(0));
+    sl.unroll(sl.axis(1));
+    DepthwiseSchedules.cooperativeFetch(s.stage(as), sl, kk.outer(), ty, tx);
+    DepthwiseSchedules.cooperativeFetch(s.stage(bs), sl, kk.outer(), ty, tx);
     if (mm != out) {
       Stage se = s.stage(out);
       IterVar fused = se.fuse(se.axis(0), se.axis(1));
