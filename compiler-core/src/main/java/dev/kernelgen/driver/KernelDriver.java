@@ -83,6 +83,23 @@ public final class KernelDriver {
     return new KernelDriver(request).run();
   }
 
+  /**
+   * The tuning tasks of every library of the request: each operator variant of fixed shape (every
+   * dim fixed by the declaration or a specialization) for each of its targets but Java, scheduled
+   * by its spec's schedule or the default one. Variants with symbolic dims are skipped, and said so
+   * on the request's log.
+   */
+  public static List<TuningTask> tuningTasks(GenerateRequest request) {
+    KernelDriver d = new KernelDriver(request);
+    List<TuningTask> out = new ArrayList<>();
+    for (SpecSource s : request.specs()) {
+      LibrarySpec lib = SpecReader.read(s);
+      out.addAll(d.new LibraryBuild(lib, request.resourcesDir()).tasks());
+    }
+    out.sort(Comparator.comparing(TuningTask::operator).thenComparing(TuningTask::kernelName));
+    return out;
+  }
+
   /** {@code META-INF/kernels/<library>}: where a library's kernels lie among the resources. */
   public static String resourceDir(String library) {
     return "META-INF/kernels/" + library;
@@ -154,6 +171,55 @@ public final class KernelDriver {
           lib.name(),
           lib.targets(),
           request.targets());
+    }
+
+    List<TuningTask> tasks() {
+      List<TuningTask> out = new ArrayList<>();
+      for (OperatorSpec op : lib.operators()) {
+        String where = SpecReader.where(op.source(), op.method());
+        Object r = SpecReader.call(op.source(), op.method());
+        UserError.check(r != null, "%s returned null instead of an OperatorDef", where);
+        OperatorDef def = (OperatorDef) r;
+        Map<String, Var> byName = new LinkedHashMap<>();
+        def.dims().forEach(v -> byName.put(v.name(), v));
+        List<Map<Var, Long>> specs = new ArrayList<>();
+        specs.add(Map.of());
+        for (String sp : op.specializations()) {
+          specs.add(parseSpecialization(where, sp, byName));
+        }
+        for (Map<Var, Long> spec : specs) {
+          OperatorDef vdef = spec.isEmpty() ? def : Specializer.specialize(def, spec);
+          String fn = op.name() + suffix(spec);
+          if (TuningTask.shapeOf(vdef) == null) {
+            request
+                .log()
+                .accept(
+                    "skipping "
+                        + lib.name()
+                        + "/"
+                        + fn
+                        + ": its shape has symbolic dims "
+                        + vdef.dims()
+                        + " (declare a specialization to tune it)");
+            continue;
+          }
+          for (Target t : targets) {
+            if (t == Target.JAVA) {
+              continue;
+            }
+            Method m = op.schedules().get(t);
+            String w = where + " (" + fn + " for " + t + ")";
+            out.add(
+                new TuningTask(
+                    lib.name() + "/" + op.name(),
+                    t,
+                    vdef,
+                    knobs -> schedule(op, m, vdef, t, knobs, w),
+                    fn));
+          }
+        }
+      }
+      return out;
     }
 
     LibraryModel build() {
