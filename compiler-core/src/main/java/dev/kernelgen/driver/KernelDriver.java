@@ -400,7 +400,8 @@ public final class KernelDriver {
             tuned = new Tuned(null, "its record is stale: " + e.getMessage());
           }
         }
-        if (s == null) {
+        // Java kernels are not tuned (kernels:tune measures native targets only).
+        if (s == null && target != Target.JAVA) {
           fallbacks.add(what + ": " + tuned.reason);
         }
       }
