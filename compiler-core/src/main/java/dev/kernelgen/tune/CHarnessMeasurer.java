@@ -54,6 +54,29 @@ public final class CHarnessMeasurer implements Measurer {
   private final long timeoutSeconds;
   private final double tolerance;
   private final Map<TuningTask, Reference> references = new HashMap<>();
+  private final Oracle oracle;
+
+  /**
+   * Computes a task's expected outputs from its inputs (inputs, then outputs, in the order of the
+   * operator's arguments). The default is the tensor-expression interpreter; a benchmark with large
+   * shapes supplies a faster reference.
+   */
+  @FunctionalInterface
+  public interface Oracle {
+    List<NDArray> outputs(TuningTask task, List<NDArray> inputs);
+
+    /** The tensor-expression interpreter: exact, and slow for large shapes. */
+    static Oracle interpreter() {
+      return (task, inputs) -> {
+        Map<Tensor, NDArray> in = new LinkedHashMap<>();
+        for (int i = 0; i < inputs.size(); i++) {
+          in.put(task.def().inputs().get(i), inputs.get(i));
+        }
+        Map<Tensor, NDArray> got = TensorInterpreter.evaluate(task.def().outputs(), in, Map.of());
+        return task.def().outputs().stream().map(got::get).toList();
+      };
+    }
+  }
 
   /**
    * @param toolchain provides {@code cc}; its flags are replaced by {@link #EXECUTABLE_FLAGS}
@@ -68,6 +91,18 @@ public final class CHarnessMeasurer implements Measurer {
       int warmup,
       int repeats,
       long timeoutSeconds) {
+    this(toolchain, parallelCompiles, warmup, repeats, timeoutSeconds, Oracle.interpreter());
+  }
+
+  /** As above, checking against {@code oracle}. */
+  public CHarnessMeasurer(
+      NativeToolchain toolchain,
+      int parallelCompiles,
+      int warmup,
+      int repeats,
+      long timeoutSeconds,
+      Oracle oracle) {
+    this.oracle = oracle;
     this.toolchain = toolchain;
     this.parallelCompiles = Math.max(1, parallelCompiles);
     this.warmup = warmup;
@@ -105,8 +140,17 @@ public final class CHarnessMeasurer implements Measurer {
     return model + " (" + Runtime.getRuntime().availableProcessors() + " threads)";
   }
 
+  private Map<String, String> versions;
+
   @Override
-  public Map<String, String> versions() {
+  public synchronized Map<String, String> versions() {
+    if (versions == null) {
+      versions = Map.copyOf(findVersions());
+    }
+    return versions;
+  }
+
+  private Map<String, String> findVersions() {
     Map<String, String> v = new LinkedHashMap<>();
     v.put("driver", System.getProperty("os.name") + " " + System.getProperty("os.version"));
     v.put("toolchain", firstLine(List.of(toolchain.cc().toString(), "--version")));
@@ -149,17 +193,13 @@ public final class CHarnessMeasurer implements Measurer {
     return references.computeIfAbsent(
         task,
         t -> {
-          Map<Tensor, NDArray> in = new LinkedHashMap<>();
           List<NDArray> inputs = new ArrayList<>();
           int k = 0;
           for (Tensor x : t.def().inputs()) {
-            NDArray a = NDArray.random(x.dtype(), 17 + k, toArray(t.shape().get(k)));
-            in.put(x, a);
-            inputs.add(a);
+            inputs.add(NDArray.random(x.dtype(), 17 + k, toArray(t.shape().get(k))));
             k++;
           }
-          Map<Tensor, NDArray> got = TensorInterpreter.evaluate(t.def().outputs(), in, Map.of());
-          List<NDArray> outputs = t.def().outputs().stream().map(got::get).toList();
+          List<NDArray> outputs = oracle.outputs(t, inputs);
           Path dir = tempDir("kernelgen-tune-data");
           for (int i = 0; i < inputs.size(); i++) {
             writeBytes(
