@@ -17,6 +17,9 @@ import java.util.TreeMap;
 public final class ConfigSpace {
   private final List<String> names;
   private final List<List<Integer>> choices;
+  // Each knob's choices in ascending order: neighbours and coordinates follow the values' order,
+  // whatever order (default first) the schedule listed them in.
+  private final List<List<Integer>> ordered;
 
   public ConfigSpace(Map<String, List<Integer>> knobs) {
     Map<String, List<Integer>> sorted = new TreeMap<>(knobs);
@@ -28,6 +31,7 @@ public final class ConfigSpace {
       c.add(cs);
     }
     this.choices = List.copyOf(c);
+    this.ordered = c.stream().map(cs -> cs.stream().sorted().toList()).toList();
   }
 
   /** The knobs and their choices, sorted by name. */
@@ -102,7 +106,7 @@ public final class ConfigSpace {
     Map<String, Integer> v = new TreeMap<>(c.values());
     for (int attempt = 0; attempt < 8; attempt++) {
       int k = r.nextInt(names.size());
-      List<Integer> cs = choices.get(k);
+      List<Integer> cs = ordered.get(k);
       if (cs.size() < 2) {
         continue;
       }
@@ -129,7 +133,7 @@ public final class ConfigSpace {
   public double[] coordinates(Configuration c) {
     double[] x = new double[names.size()];
     for (int i = 0; i < names.size(); i++) {
-      List<Integer> cs = choices.get(i);
+      List<Integer> cs = ordered.get(i);
       int at = cs.indexOf(c.values().get(names.get(i)));
       x[i] = cs.size() < 2 ? 0 : (double) at / (cs.size() - 1);
     }

@@ -32,9 +32,17 @@ public final class Tuner {
    * @param patience stop after this many trials without improvement; 0 never stops early
    * @param timeLimit stop starting rounds after this long
    * @param seed of the random choices, so that a search can be repeated
+   * @param first configurations measured before the search proper (skipped when not in the space)
    */
-  public record Options(int trials, int batch, int patience, Duration timeLimit, long seed) {
+  public record Options(
+      int trials,
+      int batch,
+      int patience,
+      Duration timeLimit,
+      long seed,
+      List<Configuration> first) {
     public Options {
+      first = List.copyOf(first);
       UserError.check(trials > 0, "the trial budget must be positive, not %d", trials);
       UserError.check(batch > 0, "the batch size must be positive, not %d", batch);
       UserError.check(patience >= 0, "patience must not be negative, not %d", patience);
@@ -46,23 +54,29 @@ public final class Tuner {
           Math.max(2, Runtime.getRuntime().availableProcessors()),
           32,
           Duration.ofMinutes(10),
-          1);
+          1,
+          List.of());
     }
 
     public Options withTrials(int t) {
-      return new Options(t, batch, patience, timeLimit, seed);
+      return new Options(t, batch, patience, timeLimit, seed, first);
     }
 
     public Options withBatch(int b) {
-      return new Options(trials, b, patience, timeLimit, seed);
+      return new Options(trials, b, patience, timeLimit, seed, first);
     }
 
     public Options withPatience(int p) {
-      return new Options(trials, batch, p, timeLimit, seed);
+      return new Options(trials, batch, p, timeLimit, seed, first);
     }
 
     public Options withTimeLimit(Duration d) {
-      return new Options(trials, batch, patience, d, seed);
+      return new Options(trials, batch, patience, d, seed, first);
+    }
+
+    /** Configurations to measure before any other (known good ones, such as a hand-tuned one). */
+    public Options withFirst(List<Configuration> configs) {
+      return new Options(trials, batch, patience, timeLimit, seed, configs);
     }
   }
 
@@ -150,9 +164,19 @@ public final class Tuner {
     long remaining = Math.max(0, size - resumed);
     int planned = (int) Math.min(options.trials(), remaining);
     List<Measurement> measured = new ArrayList<>();
+    // Configurations rejected before measuring (over the device's limits, or refused by the
+    // schedule) cost no device time: they do not count against the budget.
+    int spent = 0;
+    int rounds = 0;
     long sinceImprovement = 0;
     long nextIndex = 0;
-    while (measured.size() < planned) {
+    List<Configuration> first = new ArrayList<>();
+    for (Configuration c : options.first()) {
+      if (space.contains(c) && !seen.containsKey(c.key())) {
+        first.add(c);
+      }
+    }
+    while (spent < planned && rounds++ < 50 + 20 * planned) {
       Duration elapsed = Duration.between(start, Instant.now());
       if (elapsed.compareTo(options.timeLimit()) >= 0) {
         break;
@@ -160,9 +184,14 @@ public final class Tuner {
       if (!exhaustive && options.patience() > 0 && sinceImprovement >= options.patience()) {
         break;
       }
-      int want = Math.min(options.batch(), planned - measured.size());
+      int want = Math.min(options.batch(), planned - spent);
       List<Configuration> batch = new ArrayList<>();
-      if (exhaustive) {
+      while (!first.isEmpty() && batch.size() < want) {
+        batch.add(first.remove(0));
+      }
+      if (!batch.isEmpty()) {
+        // Known configurations first, alone in their rounds.
+      } else if (exhaustive) {
         while (batch.size() < want && nextIndex < size) {
           Configuration c = space.get(nextIndex++);
           if (!seen.containsKey(c.key())) {
@@ -180,10 +209,13 @@ public final class Tuner {
         seen.put(m.config().key(), m);
         model.add(m);
         measured.add(m);
+        if (m.status() != Measurement.Status.INVALID) {
+          spent++;
+        }
         if (m.isOk() && (best == null || m.medianUs() < best.medianUs())) {
           best = m;
           sinceImprovement = 0;
-        } else {
+        } else if (m.status() != Measurement.Status.INVALID) {
           sinceImprovement++;
         }
       }
@@ -195,7 +227,7 @@ public final class Tuner {
       if (left.compareTo(budgetLeft) > 0) {
         left = budgetLeft.isNegative() ? Duration.ZERO : budgetLeft;
       }
-      progress.accept(new Progress(task.operator(), measured.size(), planned, best, now, left));
+      progress.accept(new Progress(task.operator(), spent, planned, best, now, left));
     }
     return new Result(
         space,

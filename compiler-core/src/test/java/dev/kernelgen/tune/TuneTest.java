@@ -241,7 +241,7 @@ class TuneTest {
     TuningTask t = gridTask(64);
     SyntheticCost m = new SyntheticCost();
     List<String> progress = new ArrayList<>();
-    Tuner.Options o = new Tuner.Options(120, 8, 0, Duration.ofMinutes(1), 7);
+    Tuner.Options o = new Tuner.Options(120, 8, 0, Duration.ofMinutes(1), 7, List.of());
     Tuner.Result r = Tuner.tune(t, m, o, List.of(), b -> {}, p -> progress.add(p.line()));
     assertThat(r.space().size()).isEqualTo(64 * 64);
     assertThat(r.exhaustive()).isFalse();
@@ -263,9 +263,38 @@ class TuneTest {
             return batch.stream().map(c -> Measurement.ok(c, 5, 5, List.of())).toList();
           }
         };
-    Tuner.Options o = new Tuner.Options(500, 4, 12, Duration.ofMinutes(1), 1);
+    Tuner.Options o = new Tuner.Options(500, 4, 12, Duration.ofMinutes(1), 1, List.of());
     Tuner.Result r = Tuner.tune(t, flat, o, List.of(), b -> {}, p -> {});
     assertThat(r.measured().size()).isLessThanOrEqualTo(20);
+  }
+
+  @Test
+  void knownConfigurationsGoFirstAndRejectedOnesCostNoBudget() {
+    TuningTask t = gridTask(64);
+    SyntheticCost m =
+        new SyntheticCost() {
+          @Override
+          public List<Measurement> measure(TuningTask task, List<Configuration> batch) {
+            List<Measurement> out = new ArrayList<>();
+            for (Configuration c : batch) {
+              asked.add(c);
+              // Odd x is "over the device's limits".
+              out.add(
+                  c.values().get("x") % 2 == 1
+                      ? Measurement.failed(c, Measurement.Status.INVALID, List.of(), "too big")
+                      : Measurement.ok(c, 10 + c.values().get("y"), 10, List.of()));
+            }
+            return out;
+          }
+        };
+    Configuration known = Configuration.of(Map.of("x", 40, "y", 0));
+    Tuner.Options o = new Tuner.Options(10, 4, 0, Duration.ofMinutes(1), 3, List.of(known));
+    Tuner.Result r = Tuner.tune(t, m, o, List.of(), b -> {}, p -> {});
+    assertThat(m.asked.get(0)).isEqualTo(known);
+    assertThat(r.best().config()).isEqualTo(known);
+    assertThat(r.measured().stream().filter(x -> x.status() != Measurement.Status.INVALID))
+        .hasSize(10);
+    assertThat(r.measured().size()).isGreaterThan(10);
   }
 
   static List<TuningRecord> records(TuningTask t, Measurer m, List<Measurement> batch) {
