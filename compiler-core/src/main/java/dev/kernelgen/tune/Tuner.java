@@ -221,8 +221,8 @@ public final class Tuner {
       }
       onBatch.accept(got);
       Duration now = Duration.between(start, Instant.now());
-      double perTrial = (double) now.toNanos() / Math.max(1, measured.size());
-      Duration left = Duration.ofNanos((long) (perTrial * (planned - measured.size())));
+      double perTrial = (double) now.toNanos() / Math.max(1, spent);
+      Duration left = Duration.ofNanos((long) (perTrial * Math.max(0, planned - spent)));
       Duration budgetLeft = options.timeLimit().minus(now);
       if (left.compareTo(budgetLeft) > 0) {
         left = budgetLeft.isNegative() ? Duration.ZERO : budgetLeft;
