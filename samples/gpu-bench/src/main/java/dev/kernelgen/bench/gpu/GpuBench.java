@@ -36,6 +36,13 @@ import java.util.Random;
  * times the depthwise and fused kernels of every workload: time per call (back-to-back launches
  * between two events) and GPU time (launches captured in a CUDA graph, replayed between events).
  * Writes {@code ours.json} into the folder given as the first argument.
+ *
+ * <p>Each workload's configuration is found by the tuner ({@link GpuTuning}): at most {@code
+ * -Dkernels.bench.trials} configurations (48 by default) and {@code -Dkernels.bench.tuneSeconds}
+ * (90) per workload and variant, the trials appended to {@code tuning.jsonl} in the output folder.
+ * A rerun with the same folder resumes: what the log holds is not measured again. {@code --only
+ * TEXT} keeps the workloads whose name contains TEXT; {@code --no-thread-pairs} skips the article's
+ * thread-pair table (for a rerun).
  */
 public final class GpuBench {
   private static final int CALLS = 200;
@@ -47,6 +54,8 @@ public final class GpuBench {
   public static void main(String[] args) throws Exception {
     Path out = Path.of(args.length > 0 ? args[0] : "bench/results");
     boolean quick = List.of(args).contains("--quick");
+    int onlyAt = List.of(args).indexOf("--only");
+    String only = onlyAt >= 0 && onlyAt + 1 < args.length ? args[onlyAt + 1] : null;
     Files.createDirectories(out);
     Device device =
         Devices.cuda()
@@ -66,19 +75,25 @@ public final class GpuBench {
       device.close();
       return;
     }
-    report.put("thread_pairs", threadPairs(device, quick));
+    if (!List.of(args).contains("--no-thread-pairs")) {
+      report.put("thread_pairs", threadPairs(device, quick));
+    }
     write(out, report);
     List<Object> results = new ArrayList<>();
     report.put("results", results);
     List<Workload> workloads =
         quick ? List.of(Workload.of(1, 8, 21, 21, 1, 3, 1, Padding.SAME)) : Workloads.all();
+    if (only != null) {
+      workloads = workloads.stream().filter(w -> w.name().contains(only)).toList();
+    }
     // The article's last step, thread tuning by search, done by the tuner: each workload's
     // space of blockings, thread pairs and virtual threads (the hand-picked list of earlier runs
     // measured first), candidates compiled in parallel, checked and timed on the GPU; the trials
     // are appended to tuning.jsonl in the output directory, and a rerun resumes from it.
     Path tuningLog = out.resolve("tuning.jsonl");
     List<TuningRecord> previous = TuningLog.read(tuningLog, line -> System.out.println(line));
-    int trials = Integer.getInteger("kernels.bench.trials", quick ? 6 : 96);
+    int trials = Integer.getInteger("kernels.bench.trials", quick ? 6 : 48);
+    int tuneSeconds = Integer.getInteger("kernels.bench.tuneSeconds", quick ? 60 : 90);
     System.out.printf(
         "%-30s %-6s %9s %9s %9s %9s %8s  %s%n",
         "workload", "fused", "seed_us", "seed_gpu", "ours_us", "ours_gpu", "GB/s", "best config");
@@ -96,7 +111,7 @@ public final class GpuBench {
                   .withTrials(trials)
                   .withBatch(Math.max(4, Runtime.getRuntime().availableProcessors() - 1))
                   .withPatience(trials / 2)
-                  .withTimeLimit(java.time.Duration.ofMinutes(quick ? 1 : 4))
+                  .withTimeLimit(java.time.Duration.ofSeconds(tuneSeconds))
                   .withFirst(space(w, quick).stream().map(GpuTuning::configuration).toList());
           String label = w.name() + (fused ? " fused" : "");
           Tuner.Result tr =
