@@ -17,6 +17,7 @@ import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
+import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.Tuner;
 import dev.kernelgen.tune.TuningLog;
@@ -112,7 +113,7 @@ public final class GpuBench {
                   .withBatch(Math.max(4, Runtime.getRuntime().availableProcessors() - 1))
                   .withPatience(trials / 2)
                   .withTimeLimit(java.time.Duration.ofSeconds(tuneSeconds))
-                  .withFirst(space(w, quick).stream().map(GpuTuning::configuration).toList());
+                  .withFirst(first(w, quick));
           String label = w.name() + (fused ? " fused" : "");
           Tuner.Result tr =
               Tuner.tune(
@@ -420,6 +421,18 @@ public final class GpuBench {
             });
       }
     }
+  }
+
+  /**
+   * The configurations measured before the search proper: the earlier hand-picked list, then wide
+   * blocks.
+   */
+  private static List<Configuration> first(Workload w, boolean quick) {
+    List<GpuConfig> cs = new ArrayList<>(space(w, quick));
+    if (!quick) {
+      cs.addAll(GpuTuning.bandwidthCandidates());
+    }
+    return cs.stream().distinct().map(GpuTuning::configuration).toList();
   }
 
   /** GPU time of one call: in CUDA graphs on CUDA, back-to-back launches elsewhere. */

@@ -70,6 +70,23 @@ final class GpuTuning {
     return new GpuConfig(bh, bw, ty, tx, vy, vx);
   }
 
+  /**
+   * Candidates for the large, bandwidth-bound workloads, measured early: wide blocks (128 outputs
+   * per row, 8 to 64 rows) whose threads each compute several outputs, interleaved by virtual
+   * threads so that a warp still loads and stores 32 consecutive floats, and the shared tile's halo
+   * is a smaller share of what each block reads.
+   */
+  static List<GpuConfig> bandwidthCandidates() {
+    return List.of(
+        new GpuConfig(32, 128, 8, 32, 1, 4),
+        new GpuConfig(64, 128, 16, 32, 1, 4),
+        new GpuConfig(16, 128, 4, 32, 1, 4),
+        new GpuConfig(32, 64, 8, 32, 1, 2),
+        new GpuConfig(64, 64, 16, 16, 2, 4),
+        new GpuConfig(32, 128, 4, 32, 2, 4),
+        new GpuConfig(64, 128, 8, 32, 2, 4));
+  }
+
   /** The knob values of a configuration, to seed the search with known ones. */
   static Configuration configuration(GpuConfig c) {
     return Configuration.of(
