@@ -3,7 +3,7 @@ def tuning = new File(basedir, 'src/main/kernels/tuning/TunedKernels.jsonl')
 assert tuning.isFile()
 def lines = tuning.readLines().findAll { it.trim() }
 assert lines.size() >= 3
-assert lines.every { it.startsWith('{"format":1,"operator":"TunedKernels/scaleAdd"') }
+assert lines.every { it.startsWith('{"format":1,"operator":"TunedKernels/') }
 // The search and its progress.
 assert log.contains('tuning TunedKernels/scaleAdd (scaleAdd_n8192) for C')
 assert log.contains('3 configuration(s) of [vector]')
@@ -18,3 +18,9 @@ if (log.contains('for OPENCL on OpenCL')) {
 }
 def manifest = new File(basedir, 'target/classes/META-INF/kernels/TunedKernels/manifest.json').text
 assert manifest.contains('"configuration": "tuned"')
+if (log.contains('for OPENCL on OpenCL')) {
+  // The article's thread-pair table, from the exhaustive search of a two-knob space.
+  assert log.contains('tuning TunedKernels/depthwise (depthwise) for OPENCL')
+  assert log.contains('median us, threads_x \\ threads_y:')
+  assert log.contains("operator 'depthwise' for OPENCL: tuned configuration {threads_x=")
+}

@@ -101,6 +101,10 @@ public final class TuneRunner {
               batch -> TuningLog.append(log, records(task, m, batch)),
               p -> s.info().accept("  " + bar(p.done(), p.planned()) + " " + p.line()));
       out.add(new Tuned(task, r, m.deviceName()));
+      String table = table(r, previous, task, m.deviceName());
+      if (table != null) {
+        s.info().accept("  median us, " + table.strip().replace("\n", "\n  "));
+      }
       s.info()
           .accept(
               String.format(
@@ -178,6 +182,58 @@ public final class TuneRunner {
               now));
     }
     return out;
+  }
+
+  /**
+   * A two-knob space measured whole, as a table of median microseconds (the seed article's
+   * thread-pair table): rows are the first knob's values, columns the second's; null for other
+   * spaces.
+   */
+  static String table(Tuner.Result r, List<TuningRecord> previous, TuningTask task, String device) {
+    Map<String, List<Integer>> knobs = r.space().knobs();
+    if (knobs.size() != 2 || !r.exhaustive()) {
+      return null;
+    }
+    Map<String, Double> us = new java.util.HashMap<>();
+    for (TuningRecord p : previous) {
+      if (p.isOk()
+          && p.operator().equals(task.operator())
+          && p.target().equals(task.target().name())
+          && p.device().equals(device)
+          && p.shape().equals(task.shape())) {
+        us.put(p.config().key(), p.medianUs());
+      }
+    }
+    for (Measurement x : r.measured()) {
+      if (x.isOk()) {
+        us.put(x.config().key(), x.medianUs());
+      }
+    }
+    List<String> names = new ArrayList<>(knobs.keySet());
+    List<Integer> rows = knobs.get(names.get(0)).stream().sorted().toList();
+    List<Integer> cols = knobs.get(names.get(1)).stream().sorted().toList();
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format(Locale.ROOT, "%s \\ %s:%n", names.get(0), names.get(1)));
+    sb.append(String.format(Locale.ROOT, "%8s", ""));
+    for (int c : cols) {
+      sb.append(String.format(Locale.ROOT, " %9d", c));
+    }
+    sb.append('\n');
+    for (int row : rows) {
+      sb.append(String.format(Locale.ROOT, "%8d", row));
+      for (int c : cols) {
+        Double v =
+            us.get(
+                dev.kernelgen.tune.Configuration.of(Map.of(names.get(0), row, names.get(1), c))
+                    .key());
+        sb.append(
+            v == null
+                ? String.format(Locale.ROOT, " %9s", "-")
+                : String.format(Locale.ROOT, " %9.2f", v));
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
   }
 
   /** {@code [#####---------------]}: how much of the planned trials are done. */
