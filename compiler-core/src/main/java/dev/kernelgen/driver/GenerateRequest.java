@@ -3,6 +3,7 @@ package dev.kernelgen.driver;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.tune.TuningRecord;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,6 +28,10 @@ import java.util.function.Consumer;
  *     built for the virtual architecture of the lowest
  * @param configurations knob values per build, keyed {@code library/operator/TARGET} (the generic
  *     kernels) or {@code library/operator/TARGET/c=256,h=96} (a specialization)
+ * @param tuning records of the tuning logs: an operator of fixed shape without an explicit
+ *     configuration takes the best record for its (operator, target, device, shape)
+ * @param tuningDevices per target, the device whose records to use; a target not listed uses the
+ *     only device the log has records of for an operator (none when there are several)
  * @param log receives one line per step worth telling
  */
 public record GenerateRequest(
@@ -36,6 +41,8 @@ public record GenerateRequest(
     NativeToolchain toolchain,
     List<String> cudaArchitectures,
     Map<String, Map<String, Integer>> configurations,
+    List<TuningRecord> tuning,
+    Map<Target, String> tuningDevices,
     Consumer<String> log) {
 
   /** A loaded spec class and the file it was compiled from (null when unknown). */
@@ -63,6 +70,8 @@ public record GenerateRequest(
     UserError.check(
         !cudaArchitectures.isEmpty(), "no CUDA architecture to build for (for example sm_90)");
     configurations = Collections.unmodifiableMap(new TreeMap<>(configurations));
+    tuning = List.copyOf(tuning);
+    tuningDevices = Map.copyOf(tuningDevices);
     Objects.requireNonNull(log, "log");
   }
 
@@ -78,6 +87,8 @@ public record GenerateRequest(
     private NativeToolchain toolchain = NativeToolchain.fromEnvironment();
     private List<String> cudaArchitectures = List.of("sm_90");
     private Map<String, Map<String, Integer>> configurations = Map.of();
+    private List<TuningRecord> tuning = List.of();
+    private Map<Target, String> tuningDevices = Map.of();
     private Consumer<String> log = line -> {};
 
     private Builder() {}
@@ -116,6 +127,18 @@ public record GenerateRequest(
       return this;
     }
 
+    /** Records of the tuning logs (see {@link dev.kernelgen.tune.TuningLog#readDirectory}). */
+    public Builder tuning(List<TuningRecord> records) {
+      this.tuning = records;
+      return this;
+    }
+
+    /** The device whose tuning records to use, per target. */
+    public Builder tuningDevices(Map<Target, String> devices) {
+      this.tuningDevices = devices;
+      return this;
+    }
+
     public Builder log(Consumer<String> log) {
       this.log = log;
       return this;
@@ -123,7 +146,15 @@ public record GenerateRequest(
 
     public GenerateRequest build() {
       return new GenerateRequest(
-          specs, targets, resourcesDir, toolchain, cudaArchitectures, configurations, log);
+          specs,
+          targets,
+          resourcesDir,
+          toolchain,
+          cudaArchitectures,
+          configurations,
+          tuning,
+          tuningDevices,
+          log);
     }
   }
 }

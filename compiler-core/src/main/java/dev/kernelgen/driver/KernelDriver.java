@@ -30,6 +30,9 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tune.TuningLog;
+import dev.kernelgen.tune.TuningRecord;
+import dev.kernelgen.tune.TuningTask;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
@@ -78,6 +81,23 @@ public final class KernelDriver {
    */
   public static List<LibraryModel> generate(GenerateRequest request) {
     return new KernelDriver(request).run();
+  }
+
+  /**
+   * The tuning tasks of every library of the request: each operator variant of fixed shape (every
+   * dim fixed by the declaration or a specialization) for each of its targets but Java, scheduled
+   * by its spec's schedule or the default one. Variants with symbolic dims are skipped, and said so
+   * on the request's log.
+   */
+  public static List<TuningTask> tuningTasks(GenerateRequest request) {
+    KernelDriver d = new KernelDriver(request);
+    List<TuningTask> out = new ArrayList<>();
+    for (SpecSource s : request.specs()) {
+      LibrarySpec lib = SpecReader.read(s);
+      out.addAll(d.new LibraryBuild(lib, request.resourcesDir()).tasks());
+    }
+    out.sort(Comparator.comparing(TuningTask::operator).thenComparing(TuningTask::kernelName));
+    return out;
   }
 
   /** {@code META-INF/kernels/<library>}: where a library's kernels lie among the resources. */
@@ -135,6 +155,7 @@ public final class KernelDriver {
     private final Path dir;
     private final List<Target> targets;
     private final Map<Target, List<PrimFunc>> funcs = new EnumMap<>(Target.class);
+    private final List<String> fallbacks = new ArrayList<>();
 
     LibraryBuild(LibrarySpec lib, Path root) {
       this.lib = lib;
@@ -152,11 +173,75 @@ public final class KernelDriver {
           request.targets());
     }
 
+    List<TuningTask> tasks() {
+      List<TuningTask> out = new ArrayList<>();
+      for (OperatorSpec op : lib.operators()) {
+        String where = SpecReader.where(op.source(), op.method());
+        Object r = SpecReader.call(op.source(), op.method());
+        UserError.check(r != null, "%s returned null instead of an OperatorDef", where);
+        OperatorDef def = (OperatorDef) r;
+        Map<String, Var> byName = new LinkedHashMap<>();
+        def.dims().forEach(v -> byName.put(v.name(), v));
+        List<Map<Var, Long>> specs = new ArrayList<>();
+        specs.add(Map.of());
+        for (String sp : op.specializations()) {
+          specs.add(parseSpecialization(where, sp, byName));
+        }
+        for (Map<Var, Long> spec : specs) {
+          OperatorDef vdef = spec.isEmpty() ? def : Specializer.specialize(def, spec);
+          String fn = op.name() + suffix(spec);
+          if (TuningTask.shapeOf(vdef) == null) {
+            request
+                .log()
+                .accept(
+                    "skipping "
+                        + lib.name()
+                        + "/"
+                        + fn
+                        + ": its shape has symbolic dims "
+                        + vdef.dims()
+                        + " (declare a specialization to tune it)");
+            continue;
+          }
+          for (Target t : targets) {
+            if (t == Target.JAVA) {
+              continue;
+            }
+            Method m = op.schedules().get(t);
+            String w = where + " (" + fn + " for " + t + ")";
+            out.add(
+                new TuningTask(
+                    lib.name() + "/" + op.name(),
+                    t,
+                    vdef,
+                    knobs -> schedule(op, m, vdef, t, knobs, w),
+                    fn));
+          }
+        }
+      }
+      return out;
+    }
+
     LibraryModel build() {
       checkToolchain();
       List<LibraryModel.Operator> ops = new ArrayList<>();
       for (OperatorSpec op : lib.operators()) {
         ops.add(operator(op));
+      }
+      if (request.tuning().isEmpty()) {
+        request
+            .log()
+            .accept("library " + lib.name() + ": no tuning records, default configurations");
+      } else if (!fallbacks.isEmpty()) {
+        request
+            .log()
+            .accept(
+                "library "
+                    + lib.name()
+                    + ": "
+                    + fallbacks.size()
+                    + " build(s) fell back to default schedules:\n  "
+                    + String.join("\n  ", fallbacks));
       }
       Map<Target, LibraryModel.Module> modules = new EnumMap<>(Target.class);
       String javaClass = null;
@@ -266,7 +351,6 @@ public final class KernelDriver {
         OperatorSpec op, OperatorDef def, Map<Var, Long> spec, String fn, Target target) {
       String key = lib.name() + "/" + op.name() + "/" + target + specKey(spec);
       Map<String, Integer> configured = request.configurations().get(key);
-      Knobs knobs = configured == null ? Knobs.defaults() : Knobs.configured(configured);
       Method m = op.schedules().get(target);
       String what =
           "operator '"
@@ -278,15 +362,55 @@ public final class KernelDriver {
           m != null
               ? SpecReader.where(op.source(), m) + " (" + what + ")"
               : SpecReader.where(op.source(), op.method()) + " (" + what + ", default schedule)";
-      Schedule s;
-      if (m == null) {
-        s = context(where, () -> DefaultSchedules.forTarget(target, def, knobs));
-      } else if (m.getReturnType() == Schedule.class) {
-        s = (Schedule) SpecReader.call(op.source(), m, def, knobs);
-        UserError.check(s != null, "%s returned null instead of a Schedule", where);
-      } else {
-        s = Schedule.create(def.outputs());
-        SpecReader.call(op.source(), m, s, def, knobs);
+      String source = configured != null ? "configured" : "default";
+      Knobs knobs = null;
+      Schedule s = null;
+      if (configured == null) {
+        Tuned tuned = tuned(op, def, target);
+        if (tuned.record != null) {
+          // A record the schedule no longer accepts (its knobs changed) is stale: defaults then.
+          try {
+            Knobs k = Knobs.configured(tuned.record.config().values());
+            Schedule ts = schedule(op, m, def, target, k, where);
+            if (k.unused().isEmpty()) {
+              knobs = k;
+              s = ts;
+              source = "tuned";
+              request
+                  .log()
+                  .accept(
+                      "  "
+                          + what
+                          + ": tuned configuration "
+                          + tuned.record.config()
+                          + String.format(
+                              Locale.ROOT,
+                              " (%.2f us median on %s)",
+                              tuned.record.medianUs(),
+                              tuned.record.device()));
+            } else {
+              tuned =
+                  new Tuned(
+                      null,
+                      "its record sets knobs "
+                          + k.unused()
+                          + " that the schedule does not ask for");
+            }
+          } catch (UserError e) {
+            tuned = new Tuned(null, "its record is stale: " + e.getMessage());
+          }
+        }
+        // Java kernels are not tuned (kernels:tune measures native targets only).
+        if (s == null && target != Target.JAVA) {
+          fallbacks.add(what + ": " + tuned.reason);
+        }
+      }
+      if (s == null) {
+        knobs = configured == null ? Knobs.defaults() : Knobs.configured(configured);
+        s = schedule(op, m, def, target, knobs, where);
+      }
+      if (s == null) {
+        throw new CompilerBug("no schedule for " + where);
       }
       List<String> unused = knobs.unused();
       UserError.check(
@@ -296,7 +420,8 @@ public final class KernelDriver {
           key,
           unused,
           knobs.space().keySet());
-      PrimFunc f = context(where, () -> Lower.lower(s, fn, def.args(), target, null));
+      Schedule sched = s;
+      PrimFunc f = context(where, () -> Lower.lower(sched, fn, def.args(), target, null));
       List<Kernel> kernels = new ArrayList<>();
       List<Temporary> temps = new ArrayList<>();
       List<PrimFunc> fs = funcs.computeIfAbsent(target, t -> new ArrayList<>());
@@ -318,12 +443,45 @@ public final class KernelDriver {
       List<String> trace = s.trace().steps().stream().map(Object::toString).toList();
       return new Build(
           m == null ? "default" : m.getDeclaringClass().getSimpleName() + "." + m.getName(),
-          knobs.isConfigured() ? "configured" : "default",
+          knobs.isConfigured() ? source : "default",
           knobs.chosen(),
           knobs.space(),
           trace,
           temps,
           kernels);
+    }
+
+    private Schedule schedule(
+        OperatorSpec op, Method m, OperatorDef def, Target target, Knobs knobs, String where) {
+      if (m == null) {
+        return context(where, () -> DefaultSchedules.forTarget(target, def, knobs));
+      }
+      if (m.getReturnType() == Schedule.class) {
+        Schedule s = (Schedule) SpecReader.call(op.source(), m, def, knobs);
+        UserError.check(s != null, "%s returned null instead of a Schedule", where);
+        return s;
+      }
+      Schedule s = Schedule.create(def.outputs());
+      SpecReader.call(op.source(), m, s, def, knobs);
+      return s;
+    }
+
+    /** The best tuning record of an operator variant, or why there is none. */
+    private record Tuned(TuningRecord record, String reason) {}
+
+    private Tuned tuned(OperatorSpec op, OperatorDef def, Target target) {
+      List<List<Long>> shape = TuningTask.shapeOf(def);
+      if (shape == null) {
+        return new Tuned(null, "its shape has symbolic dims (tuning needs a specialization)");
+      }
+      TuningLog.Lookup l =
+          TuningLog.best(
+              request.tuning(),
+              lib.name() + "/" + op.name(),
+              target.name(),
+              shape,
+              request.tuningDevices().get(target));
+      return new Tuned(l.best().orElse(null), l.reason());
     }
 
     private LibraryModel.Module compile(Target t, List<PrimFunc> fs, Map<String, Object> json) {

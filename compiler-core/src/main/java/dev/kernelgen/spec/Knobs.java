@@ -106,6 +106,71 @@ public final class Knobs {
     return out;
   }
 
+  /**
+   * A split of {@code extent} into {@code parts} factors whose product is {@code extent}, chosen
+   * among all such factorizations (outermost factor first): knob {@code name} takes the index of
+   * the factorization in {@link #factorizations}, so that its default (index 0) is {@code [1, ...,
+   * 1, extent]}. The schedule's trace shows the factors.
+   */
+  public long[] split(String name, long extent, int parts) {
+    List<long[]> fs = factorizations(extent, parts);
+    int[] choices = new int[fs.size()];
+    for (int i = 0; i < choices.length; i++) {
+      choices[i] = i;
+    }
+    return fs.get(knob(name, choices)).clone();
+  }
+
+  /** A divisor of {@code extent} (ascending from {@code 1}): knob {@code name} takes its value. */
+  public int divisor(String name, long extent) {
+    List<Long> ds = divisors(extent);
+    int[] choices = new int[ds.size()];
+    for (int i = 0; i < choices.length; i++) {
+      choices[i] = Math.toIntExact(ds.get(i));
+    }
+    return knob(name, choices);
+  }
+
+  /** The divisors of {@code n}, ascending. */
+  public static List<Long> divisors(long n) {
+    UserError.check(n > 0, "cannot list the divisors of %d", n);
+    List<Long> lo = new ArrayList<>();
+    List<Long> hi = new ArrayList<>();
+    for (long d = 1; d * d <= n; d++) {
+      if (n % d == 0) {
+        lo.add(d);
+        if (d != n / d) {
+          hi.add(0, n / d);
+        }
+      }
+    }
+    lo.addAll(hi);
+    return lo;
+  }
+
+  /**
+   * Every way to write {@code n} as an ordered product of {@code parts} positive factors, in
+   * lexicographic order of the factors from the outermost: the first is {@code [1, ..., 1, n]}.
+   */
+  public static List<long[]> factorizations(long n, int parts) {
+    UserError.check(parts >= 1, "a split needs at least one part, not %d", parts);
+    List<long[]> out = new ArrayList<>();
+    factor(n, parts, new long[parts], 0, out);
+    return out;
+  }
+
+  private static void factor(long n, int parts, long[] cur, int at, List<long[]> out) {
+    if (at == parts - 1) {
+      cur[at] = n;
+      out.add(cur.clone());
+      return;
+    }
+    for (long d : divisors(n)) {
+      cur[at] = d;
+      factor(n / d, parts, cur, at + 1, out);
+    }
+  }
+
   @Override
   public String toString() {
     return chosen.toString();

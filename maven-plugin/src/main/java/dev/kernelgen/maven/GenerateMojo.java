@@ -9,9 +9,11 @@ import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.apache.maven.artifact.DependencyResolutionRequiredException;
 import org.apache.maven.model.Resource;
@@ -101,6 +103,15 @@ public final class GenerateMojo extends AbstractMojo {
   @Parameter(property = "kernels.cFlags")
   private List<String> cFlags = new ArrayList<>();
 
+  /**
+   * Which device's tuning records to use, per target, as {@code TARGET=device name} (for example
+   * {@code CUDA=CUDA 0: NVIDIA H200 (sm_90)}). A target not listed uses the only device its records
+   * are of; with records of several devices and none chosen, the defaults are used and the build
+   * says so.
+   */
+  @Parameter(property = "kernels.tuningDevices")
+  private List<String> tuningDevices = new ArrayList<>();
+
   @Parameter(defaultValue = "${project}", readonly = true, required = true)
   private MavenProject project;
 
@@ -127,6 +138,7 @@ public final class GenerateMojo extends AbstractMojo {
             nvcc == null ? null : nvcc.toPath(),
             cudaArchitectures,
             cFlags,
+            parseTuningDevices(tuningDevices),
             line -> getLog().info(line));
     Generator.Outcome outcome;
     try {
@@ -139,6 +151,32 @@ public final class GenerateMojo extends AbstractMojo {
     if (outcome != Generator.Outcome.NO_SPECS) {
       addRoots();
     }
+  }
+
+  /** {@code TARGET=device} entries as a map; a user error names a malformed entry. */
+  static Map<Target, String> parseTuningDevices(List<String> entries) throws MojoFailureException {
+    Map<Target, String> out = new EnumMap<>(Target.class);
+    for (String e : entries) {
+      int eq = e.indexOf('=');
+      Target t = null;
+      if (eq > 0) {
+        try {
+          t = Target.valueOf(e.substring(0, eq).strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException x) {
+          t = null;
+        }
+      }
+      if (t == null) {
+        throw new MojoFailureException(
+            "<tuningDevices> entry '"
+                + e
+                + "' is not of the form TARGET=device name (targets: "
+                + Arrays.toString(Target.values())
+                + ")");
+      }
+      out.put(t, e.substring(eq + 1).strip());
+    }
+    return out;
   }
 
   private Set<Target> parseTargets() throws MojoFailureException {

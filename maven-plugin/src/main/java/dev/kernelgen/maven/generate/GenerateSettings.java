@@ -3,6 +3,7 @@ package dev.kernelgen.maven.generate;
 import dev.kernelgen.annotations.Target;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -23,6 +24,8 @@ import java.util.function.Consumer;
  * @param nvcc nvcc, or null to search PATH and the usual CUDA directories
  * @param cudaArchitectures cubin architectures ({@code sm_90})
  * @param cFlags C compiler flags; empty: kernelgen's defaults
+ * @param tuningDevices per target, the device whose tuning records to use; a target not listed uses
+ *     the only device its records are of
  * @param info receives progress lines
  */
 public record GenerateSettings(
@@ -38,6 +41,7 @@ public record GenerateSettings(
     Path nvcc,
     List<String> cudaArchitectures,
     List<String> cFlags,
+    Map<Target, String> tuningDevices,
     Consumer<String> info) {
   public GenerateSettings {
     Objects.requireNonNull(specDirectory, "specDirectory");
@@ -48,6 +52,7 @@ public record GenerateSettings(
     targets = Set.copyOf(targets);
     cudaArchitectures = List.copyOf(cudaArchitectures);
     cFlags = List.copyOf(cFlags);
+    tuningDevices = Map.copyOf(tuningDevices);
     Objects.requireNonNull(info, "info");
   }
 
@@ -63,6 +68,8 @@ public record GenerateSettings(
         + cudaArchitectures
         + "\ncFlags="
         + cFlags
+        + "\ntuningDevices="
+        + new java.util.TreeMap<>(tuningDevices)
         + "\nplugin="
         + pluginVersion
         + "\n";

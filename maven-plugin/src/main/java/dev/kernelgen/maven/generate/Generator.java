@@ -8,6 +8,7 @@ import dev.kernelgen.driver.KernelDriver;
 import dev.kernelgen.driver.LibraryModel;
 import dev.kernelgen.maven.launcher.LauncherGenerator;
 import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.tune.TuningLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.MalformedURLException;
@@ -76,26 +77,8 @@ public final class Generator {
                     : "generating kernels: outputs are missing");
     // A failed build must not leave a digest that would call the old outputs up to date.
     deleteIfExists(s.stateFile());
-    List<Path> cp = new ArrayList<>(pluginClassPath());
-    cp.addAll(s.classPath());
-    ClassLoader projectLoader =
-        new URLClassLoader(urls(s.classPath()), Generator.class.getClassLoader());
-    InMemoryCompiler.Result compiled = InMemoryCompiler.compileFiles(specs, cp, projectLoader);
     GenerateRequest.Builder req = GenerateRequest.builder();
-    int libraries = 0;
-    for (String name : compiled.classes().keySet()) {
-      Class<?> c;
-      try {
-        c = Class.forName(name, false, compiled.loader());
-      } catch (ClassNotFoundException | LinkageError e) {
-        throw new UserError("cannot load compiled spec class " + name + ": " + e, e);
-      }
-      if (c.isAnnotationPresent(KernelLibrary.class)) {
-        String src = compiled.sources().get(name);
-        req.spec(c, src == null ? null : Path.of(src));
-        libraries++;
-      }
-    }
+    int libraries = loadSpecs(specs, s.classPath(), req);
     if (libraries == 0) {
       s.info()
           .accept(
@@ -104,6 +87,8 @@ public final class Generator {
                   + " is annotated @KernelLibrary: nothing to generate");
       return Outcome.NO_SPECS;
     }
+    req.tuning(TuningLog.readDirectory(s.tuningDirectory(), w -> s.info().accept("warning: " + w)))
+        .tuningDevices(s.tuningDevices());
     NativeToolchain tc = NativeToolchain.fromEnvironment().withCc(s.cc()).withNvcc(s.nvcc());
     if (!s.cFlags().isEmpty()) {
       tc = tc.withCFlags(s.cFlags());
@@ -144,10 +129,37 @@ public final class Generator {
   }
 
   /**
+   * Compiles the spec sources in memory against the plugin's spec API and the project's class path,
+   * and adds every class annotated {@code @KernelLibrary} to {@code req}; returns how many.
+   */
+  public static int loadSpecs(List<Path> specs, List<Path> classPath, GenerateRequest.Builder req) {
+    List<Path> cp = new ArrayList<>(pluginClassPath());
+    cp.addAll(classPath);
+    ClassLoader projectLoader =
+        new URLClassLoader(urls(classPath), Generator.class.getClassLoader());
+    InMemoryCompiler.Result compiled = InMemoryCompiler.compileFiles(specs, cp, projectLoader);
+    int libraries = 0;
+    for (String name : compiled.classes().keySet()) {
+      Class<?> c;
+      try {
+        c = Class.forName(name, false, compiled.loader());
+      } catch (ClassNotFoundException | LinkageError e) {
+        throw new UserError("cannot load compiled spec class " + name + ": " + e, e);
+      }
+      if (c.isAnnotationPresent(KernelLibrary.class)) {
+        String src = compiled.sources().get(name);
+        req.spec(c, src == null ? null : Path.of(src));
+        libraries++;
+      }
+    }
+    return libraries;
+  }
+
+  /**
    * Adds to a missing-tool message how to configure the plugin. The new error has no cause: Maven
    * would print the cause's message (the same, in the toolchain's words) once more.
    */
-  private static UserError hint(UserError e) {
+  public static UserError hint(UserError e) {
     // The toolchain names its Java API setters; a Maven user configures the plugin instead.
     String m = e.getMessage().replaceAll(" ?\\(NativeToolchain\\.with(Nvcc|Cc)\\)", "");
     if (m.contains("CUDA compiler")) {
@@ -166,7 +178,7 @@ public final class Generator {
   }
 
   /** The spec sources, sorted. */
-  static List<Path> specFiles(Path dir) {
+  public static List<Path> specFiles(Path dir) {
     if (!Files.isDirectory(dir)) {
       return List.of();
     }

@@ -60,6 +60,7 @@ class GeneratorTest {
         nvcc,
         List.of("sm_90"),
         List.of(),
+        java.util.Map.of(),
         log::add);
   }
 

@@ -17,9 +17,12 @@ import java.util.ServiceLoader;
  * The CPU benchmark: for each workload, plain and fused, checks ONNX Runtime and "ours" against
  * {@link JavaLoops}, then times all three and reports median microseconds.
  *
- * <p>Usage: {@code CpuBench [--seed FILE] [--only TEXT] [--quick] [--gpu-workloads FILE]
- * [OUT_JSON]}. {@code OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code --gpu-workloads} writes
- * the workload list that {@code bench/gpu_torch.py} reads, and exits.
+ * <p>Usage: {@code CpuBench [--seed FILE] [--only TEXT] [--quick] [--tuned TRIALS] [--gpu-workloads
+ * FILE] [OUT_JSON]}. {@code --tuned} makes "ours" {@link TunedDepthwise}: each workload's schedule
+ * is tuned first (at most TRIALS configurations), the trials appended to {@code OUT_JSON}'s sibling
+ * {@code -tuning.jsonl} (a later run resumes), and the tuning time per workload written beside the
+ * results ({@code -tuning.json}). {@code OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code
+ * --gpu-workloads} writes the workload list that {@code bench/gpu_torch.py} reads, and exits.
  */
 public final class CpuBench {
   public static final String DEFAULT_OUT = "bench/results/cpu-latest.json";
@@ -42,11 +45,13 @@ public final class CpuBench {
     Path seed = null;
     String only = null;
     Timing timing = Timing.DEFAULT;
+    int tunedTrials = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seed" -> seed = Path.of(argValue(args, ++i, "--seed"));
         case "--only" -> only = argValue(args, ++i, "--only");
         case "--quick" -> timing = new Timing(20_000_000L, 100_000_000L, 3, 20);
+        case "--tuned" -> tunedTrials = Integer.parseInt(argValue(args, ++i, "--tuned"));
         case "--gpu-workloads" -> {
           Path gpu = Path.of(argValue(args, ++i, "--gpu-workloads"));
           writeFile(gpu, Workloads.toGpuJson(Workloads.all()));
@@ -72,7 +77,11 @@ public final class CpuBench {
       String filter = only;
       workloads.removeIf(w -> !w.name().contains(filter));
     }
-    OursKernel ours = ServiceLoader.load(OursKernel.class).findFirst().orElse(null);
+    String base = out.toString().replaceAll("\\.json$", "");
+    TunedDepthwise tuned =
+        tunedTrials > 0 ? new TunedDepthwise(Path.of(base + "-tuning.jsonl"), tunedTrials) : null;
+    OursKernel ours =
+        tuned != null ? tuned : ServiceLoader.load(OursKernel.class).findFirst().orElse(null);
     System.out.printf(
         "cpu-bench: %d workloads, %d processors, ours = %s%n",
         workloads.size(),
@@ -85,6 +94,18 @@ public final class CpuBench {
     System.out.println(summary(results));
     writeFile(out, toJson(results));
     System.out.println("wrote " + out);
+    if (tuned != null) {
+      double total = 0;
+      System.out.println("tuning time per operator and workload:");
+      for (var e : tuned.tuning().entrySet()) {
+        System.out.printf(Locale.ROOT, "  %-36s %s%n", e.getKey(), e.getValue());
+        total += ((Number) e.getValue().get("tuning_s")).doubleValue();
+      }
+      System.out.printf(Locale.ROOT, "  total tuning time %.1f s%n", total);
+      Path tj = Path.of(base + "-tuning.json");
+      writeFile(tj, Json.write(new LinkedHashMap<>(tuned.tuning())));
+      System.out.println("wrote " + tj);
+    }
   }
 
   /**

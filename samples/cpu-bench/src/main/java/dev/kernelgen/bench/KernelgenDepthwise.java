@@ -72,7 +72,7 @@ public final class KernelgenDepthwise implements OursKernel {
     return new Prepared(w, fused, fn);
   }
 
-  private static KernelFunction compile(PrimFunc f) {
+  static KernelFunction compile(PrimFunc f) {
     String source = CCodegen.generate(List.of(f), "bench_" + f.name());
     try {
       Path lib = Files.createTempFile("kernelgen-bench", ".so");
@@ -90,7 +90,7 @@ public final class KernelgenDepthwise implements OursKernel {
   }
 
   /** A compiled kernel; the timed call reads and writes native tensors, without copies. */
-  private record Prepared(Workload w, boolean fused, KernelFunction fn) implements DepthwiseImpl {
+  record Prepared(Workload w, boolean fused, KernelFunction fn) implements DepthwiseImpl {
     @Override
     public void run(float[] in, float[] filter, float[] scale, float[] shift, float[] out) {
       Object[] args = args(in, filter, scale, shift, out.length);

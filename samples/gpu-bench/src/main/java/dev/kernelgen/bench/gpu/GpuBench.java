@@ -14,8 +14,15 @@ import dev.kernelgen.runtime.DeviceTimer;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.Tuner;
+import dev.kernelgen.tune.TuningLog;
+import dev.kernelgen.tune.TuningRecord;
+import dev.kernelgen.tune.TuningTask;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +37,13 @@ import java.util.Random;
  * times the depthwise and fused kernels of every workload: time per call (back-to-back launches
  * between two events) and GPU time (launches captured in a CUDA graph, replayed between events).
  * Writes {@code ours.json} into the folder given as the first argument.
+ *
+ * <p>Each workload's configuration is found by the tuner ({@link GpuTuning}): at most {@code
+ * -Dkernels.bench.trials} configurations (48 by default) and {@code -Dkernels.bench.tuneSeconds}
+ * (90) per workload and variant, the trials appended to {@code tuning.jsonl} in the output folder.
+ * A rerun with the same folder resumes: what the log holds is not measured again. {@code --only
+ * TEXT} keeps the workloads whose name contains TEXT; {@code --no-thread-pairs} skips the article's
+ * thread-pair table (for a rerun).
  */
 public final class GpuBench {
   private static final int CALLS = 200;
@@ -41,6 +55,8 @@ public final class GpuBench {
   public static void main(String[] args) throws Exception {
     Path out = Path.of(args.length > 0 ? args[0] : "bench/results");
     boolean quick = List.of(args).contains("--quick");
+    int onlyAt = List.of(args).indexOf("--only");
+    String only = onlyAt >= 0 && onlyAt + 1 < args.length ? args[onlyAt + 1] : null;
     Files.createDirectories(out);
     Device device =
         Devices.cuda()
@@ -60,64 +76,80 @@ public final class GpuBench {
       device.close();
       return;
     }
-    report.put("thread_pairs", threadPairs(device, quick));
+    if (!List.of(args).contains("--no-thread-pairs")) {
+      report.put("thread_pairs", threadPairs(device, quick));
+    }
     write(out, report);
     List<Object> results = new ArrayList<>();
     report.put("results", results);
     List<Workload> workloads =
         quick ? List.of(Workload.of(1, 8, 21, 21, 1, 3, 1, Padding.SAME)) : Workloads.all();
-    // The article's last step, thread tuning by search, over a small space of blockings, thread
-    // pairs and virtual threads: every candidate compiled at once, then each timed on the GPU.
-    long searchStart = System.nanoTime();
-    Map<Job, DeviceOperator.Compiled> compiled = new java.util.concurrent.ConcurrentHashMap<>();
-    List<Job> jobs = new ArrayList<>();
-    for (Workload w : workloads) {
-      for (boolean fused : new boolean[] {false, true}) {
-        for (GpuConfig k : space(w, quick)) {
-          jobs.add(new Job(w, fused, k));
-        }
-      }
+    if (only != null) {
+      workloads = workloads.stream().filter(w -> w.name().contains(only)).toList();
     }
-    compileAll(device, jobs, compiled);
-    System.out.printf(
-        "compiled %d candidate kernels in %.1f s%n",
-        jobs.size(), (System.nanoTime() - searchStart) / 1e9);
+    // The article's last step, thread tuning by search, done by the tuner: each workload's
+    // space of blockings, thread pairs and virtual threads (the hand-picked list of earlier runs
+    // measured first), candidates compiled in parallel, checked and timed on the GPU; the trials
+    // are appended to tuning.jsonl in the output directory, and a rerun resumes from it.
+    Path tuningLog = out.resolve("tuning.jsonl");
+    List<TuningRecord> previous = TuningLog.read(tuningLog, line -> System.out.println(line));
+    int trials = Integer.getInteger("kernels.bench.trials", quick ? 6 : 48);
+    int tuneSeconds = Integer.getInteger("kernels.bench.tuneSeconds", quick ? 60 : 90);
     System.out.printf(
         "%-30s %-6s %9s %9s %9s %9s %8s  %s%n",
         "workload", "fused", "seed_us", "seed_gpu", "ours_us", "ours_gpu", "GB/s", "best config");
+    List<Object> tuningTimes = new ArrayList<>();
+    report.put("tuning", tuningTimes);
     for (Workload w : workloads) {
       for (boolean fused : new boolean[] {false, true}) {
         Map<String, Object> r;
         try {
           long t0 = System.nanoTime();
-          GpuConfig best = null;
-          double bestUs = Double.MAX_VALUE;
+          TuningTask task = GpuTuning.task(device, w, fused);
+          GpuTuning.DeviceMeasurer m = new GpuTuning.DeviceMeasurer(device, w, fused);
+          Tuner.Options o =
+              Tuner.Options.defaults()
+                  .withTrials(trials)
+                  .withBatch(Math.max(4, Runtime.getRuntime().availableProcessors() - 1))
+                  .withPatience(trials / 2)
+                  .withTimeLimit(java.time.Duration.ofSeconds(tuneSeconds))
+                  .withFirst(first(w, quick));
+          String label = w.name() + (fused ? " fused" : "");
+          Tuner.Result tr =
+              Tuner.tune(
+                  task,
+                  m,
+                  o,
+                  previous,
+                  batch -> TuningLog.append(tuningLog, GpuTuning.records(task, m, batch)),
+                  p -> System.out.println("  tuning " + label + ": " + p.line()));
+          if (tr.best() == null) {
+            throw new IllegalStateException("no configuration ran: " + tr.measured());
+          }
+          GpuConfig best = GpuTuning.config(Knobs.configured(tr.best().config().values()));
           List<Object> tried = new ArrayList<>();
-          for (GpuConfig k : space(w, quick)) {
-            DeviceOperator.Compiled c = compiled.get(new Job(w, fused, k));
-            if (c == null) {
-              continue;
-            }
-            double us = quickGpuTime(device, w, fused, c);
-            tried.add(List.of(k.toString(), round(us)));
-            if (us < bestUs) {
-              bestUs = us;
-              best = k;
+          for (Measurement x : tr.measured()) {
+            if (x.isOk()) {
+              tried.add(List.of(x.config().key(), round(x.medianUs())));
             }
           }
-          Map<String, Object> seed =
-              measure(
-                  device,
-                  w,
-                  fused,
-                  GpuConfig.seed(),
-                  compiled.get(new Job(w, fused, GpuConfig.seed())));
-          r = measure(device, w, fused, best, compiled.get(new Job(w, fused, best)));
+          double searchS = round((System.nanoTime() - t0) / 1e9);
+          Map<String, Object> seed = measure(device, w, fused, GpuConfig.seed(), null);
+          r = measure(device, w, fused, best, null);
           r.put("seed_config", GpuConfig.seed().toString());
           r.put("seed_us", seed.get("ours_us"));
           r.put("seed_gpu_us", seed.get("ours_gpu_us"));
           r.put("search", tried);
-          r.put("search_s", round((System.nanoTime() - t0) / 1e9));
+          r.put("search_s", searchS);
+          Map<String, Object> tt = new LinkedHashMap<>();
+          tt.put("workload", w.name());
+          tt.put("fused", fused);
+          tt.put("space", tr.space().size());
+          tt.put("trials", tr.measured().size());
+          tt.put("failed", tr.failed());
+          tt.put("resumed", tr.resumed());
+          tt.put("tuning_s", searchS);
+          tuningTimes.add(tt);
         } catch (RuntimeException e) {
           // One broken workload is reported, and the run goes on.
           e.printStackTrace();
@@ -140,6 +172,11 @@ public final class GpuBench {
         write(out, report);
       }
     }
+    System.out.println("tuning time per operator and workload (s):");
+    for (Object o : tuningTimes) {
+      System.out.println("  " + o);
+    }
+    System.out.println("wrote " + tuningLog);
     System.out.println("wrote " + out.resolve("ours.json"));
     device.close();
   }
@@ -386,24 +423,23 @@ public final class GpuBench {
     }
   }
 
-  /** The GPU time of one candidate, without checking its output (the winner is checked). */
-  private static double quickGpuTime(
-      Device device, Workload w, boolean fused, DeviceOperator.Compiled c) {
-    List<DeviceBuffer> buffers = new ArrayList<>();
-    buffers.add(device.allocate(DataType.FLOAT32, w.inputSize()));
-    buffers.add(device.allocate(DataType.FLOAT32, w.filterSize()));
-    if (fused) {
-      buffers.add(device.allocate(DataType.FLOAT32, w.outChannels()));
-      buffers.add(device.allocate(DataType.FLOAT32, w.outChannels()));
+  /**
+   * The configurations measured before the search proper: the earlier hand-picked list, then wide
+   * blocks.
+   */
+  private static List<Configuration> first(Workload w, boolean quick) {
+    List<GpuConfig> cs = new ArrayList<>(space(w, quick));
+    if (!quick) {
+      cs.addAll(GpuTuning.bandwidthCandidates());
     }
-    buffers.add(device.allocate(DataType.FLOAT32, w.outputSize()));
-    try (DeviceOperator op = new DeviceOperator(device, c, Map.of())) {
-      return device instanceof CudaDevice cuda
-          ? graphTime(cuda, op, buffers)
-          : perCall(device, op, buffers);
-    } finally {
-      buffers.forEach(DeviceBuffer::close);
-    }
+    return cs.stream().distinct().map(GpuTuning::configuration).toList();
+  }
+
+  /** GPU time of one call: in CUDA graphs on CUDA, back-to-back launches elsewhere. */
+  static double gpuTime(Device device, DeviceOperator op, List<DeviceBuffer> buffers) {
+    return device instanceof CudaDevice cuda
+        ? graphTime(cuda, op, buffers)
+        : perCall(device, op, buffers);
   }
 
   private static float[] uniform(Random r, int n, float lo, float hi) {

@@ -1,0 +1,317 @@
+package dev.kernelgen.tune;
+
+import dev.kernelgen.diag.UserError;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
+
+/**
+ * Searches a task's configuration space. A space no larger than the trial budget is measured whole
+ * (the article's brute force); a larger one by a guided search: the default and random samples
+ * first, then each batch proposed by simulated annealing over a {@link CostModel} fit on everything
+ * measured so far, with a few random points mixed in. The search stops at the trial budget, at the
+ * time limit, or when {@code patience} trials in a row did not improve on the best (early
+ * stopping). Configurations the log already holds for this device are not measured again
+ * (resuming).
+ */
+public final class Tuner {
+  private Tuner() {}
+
+  /**
+   * How much to search.
+   *
+   * @param trials the most configurations to measure (not counting those already in the log)
+   * @param batch configurations measured per round (compiled in parallel)
+   * @param patience stop after this many trials without improvement; 0 never stops early
+   * @param timeLimit stop starting rounds after this long
+   * @param seed of the random choices, so that a search can be repeated
+   * @param first configurations measured before the search proper (skipped when not in the space)
+   */
+  public record Options(
+      int trials,
+      int batch,
+      int patience,
+      Duration timeLimit,
+      long seed,
+      List<Configuration> first) {
+    public Options {
+      first = List.copyOf(first);
+      UserError.check(trials > 0, "the trial budget must be positive, not %d", trials);
+      UserError.check(batch > 0, "the batch size must be positive, not %d", batch);
+      UserError.check(patience >= 0, "patience must not be negative, not %d", patience);
+    }
+
+    public static Options defaults() {
+      return new Options(
+          64,
+          Math.max(2, Runtime.getRuntime().availableProcessors()),
+          32,
+          Duration.ofMinutes(10),
+          1,
+          List.of());
+    }
+
+    public Options withTrials(int t) {
+      return new Options(t, batch, patience, timeLimit, seed, first);
+    }
+
+    public Options withBatch(int b) {
+      return new Options(trials, b, patience, timeLimit, seed, first);
+    }
+
+    public Options withPatience(int p) {
+      return new Options(trials, batch, p, timeLimit, seed, first);
+    }
+
+    public Options withTimeLimit(Duration d) {
+      return new Options(trials, batch, patience, d, seed, first);
+    }
+
+    /** Configurations to measure before any other (known good ones, such as a hand-tuned one). */
+    public Options withFirst(List<Configuration> configs) {
+      return new Options(trials, batch, patience, timeLimit, seed, configs);
+    }
+  }
+
+  /** Where a search stands, after each round. */
+  public record Progress(
+      String operator, int done, int planned, Measurement best, Duration elapsed, Duration left) {
+    /** {@code matmul: 12/64 trials, best 41.2 us {tile=8}, 3.1 s, about 13 s left}. */
+    public String line() {
+      return String.format(
+          java.util.Locale.ROOT,
+          "%s: %d/%d trials, best %s, %.1f s, about %.0f s left",
+          operator,
+          done,
+          planned,
+          best == null
+              ? "none yet"
+              : String.format(java.util.Locale.ROOT, "%.2f us %s", best.medianUs(), best.config()),
+          elapsed.toMillis() / 1000.0,
+          left.toMillis() / 1000.0);
+    }
+  }
+
+  /**
+   * What a search found.
+   *
+   * @param best the fastest successful configuration, measured now or before (null when none ran)
+   * @param measured the trials of this run, in order
+   * @param resumed how many configurations the log already held
+   * @param exhaustive whether the whole space was measured
+   */
+  public record Result(
+      ConfigSpace space,
+      Measurement best,
+      List<Measurement> measured,
+      int resumed,
+      boolean exhaustive,
+      Duration elapsed) {
+    public long failed() {
+      return measured.stream().filter(m -> !m.isOk()).count();
+    }
+  }
+
+  /**
+   * Tunes {@code task}.
+   *
+   * @param previous records already measured (of any task: those of this task and device count)
+   * @param onBatch receives each round's measurements (to append them to the log at once)
+   * @param progress receives a progress report after each round
+   */
+  public static Result tune(
+      TuningTask task,
+      Measurer measurer,
+      Options options,
+      List<TuningRecord> previous,
+      Consumer<List<Measurement>> onBatch,
+      Consumer<Progress> progress) {
+    Instant start = Instant.now();
+    ConfigSpace space = task.space();
+    Map<String, Measurement> seen = new LinkedHashMap<>();
+    String target = task.target().name();
+    for (TuningRecord r : previous) {
+      if (r.operator().equals(task.operator())
+          && r.target().equals(target)
+          && r.device().equals(measurer.deviceName())
+          && r.shape().equals(task.shape())
+          && space.contains(r.config())) {
+        seen.put(
+            r.config().key(),
+            new Measurement(
+                r.config(),
+                Measurement.Status.valueOf(r.status()),
+                r.medianUs(),
+                r.minUs(),
+                r.trace(),
+                r.detail()));
+      }
+    }
+    int resumed = seen.size();
+    CostModel model = new CostModel(space, 3);
+    seen.values().forEach(model::add);
+    Measurement best = bestOf(seen.values());
+    Random random = new Random(options.seed());
+    long size = space.size();
+    boolean exhaustive = size <= options.trials() + resumed;
+    long remaining = Math.max(0, size - resumed);
+    int planned = (int) Math.min(options.trials(), remaining);
+    List<Measurement> measured = new ArrayList<>();
+    // Configurations rejected before measuring (over the device's limits, or refused by the
+    // schedule) cost no device time: they do not count against the budget.
+    int spent = 0;
+    int rounds = 0;
+    long sinceImprovement = 0;
+    long nextIndex = 0;
+    List<Configuration> first = new ArrayList<>();
+    for (Configuration c : options.first()) {
+      if (space.contains(c) && !seen.containsKey(c.key())) {
+        first.add(c);
+      }
+    }
+    while (spent < planned && rounds++ < 50 + 20 * planned) {
+      Duration elapsed = Duration.between(start, Instant.now());
+      if (elapsed.compareTo(options.timeLimit()) >= 0) {
+        break;
+      }
+      if (!exhaustive && options.patience() > 0 && sinceImprovement >= options.patience()) {
+        break;
+      }
+      int want = Math.min(options.batch(), planned - spent);
+      List<Configuration> batch = new ArrayList<>();
+      while (!first.isEmpty() && batch.size() < want) {
+        batch.add(first.remove(0));
+      }
+      if (!batch.isEmpty()) {
+        // Known configurations first, alone in their rounds.
+      } else if (exhaustive) {
+        while (batch.size() < want && nextIndex < size) {
+          Configuration c = space.get(nextIndex++);
+          if (!seen.containsKey(c.key())) {
+            batch.add(c);
+          }
+        }
+      } else {
+        batch = propose(space, model, seen, want, random);
+      }
+      if (batch.isEmpty()) {
+        break;
+      }
+      List<Measurement> got = measurer.measure(task, batch);
+      for (Measurement m : got) {
+        seen.put(m.config().key(), m);
+        model.add(m);
+        measured.add(m);
+        if (m.status() != Measurement.Status.INVALID) {
+          spent++;
+        }
+        if (m.isOk() && (best == null || m.medianUs() < best.medianUs())) {
+          best = m;
+          sinceImprovement = 0;
+        } else if (m.status() != Measurement.Status.INVALID) {
+          sinceImprovement++;
+        }
+      }
+      onBatch.accept(got);
+      Duration now = Duration.between(start, Instant.now());
+      double perTrial = (double) now.toNanos() / Math.max(1, spent);
+      Duration left = Duration.ofNanos((long) (perTrial * Math.max(0, planned - spent)));
+      Duration budgetLeft = options.timeLimit().minus(now);
+      if (left.compareTo(budgetLeft) > 0) {
+        left = budgetLeft.isNegative() ? Duration.ZERO : budgetLeft;
+      }
+      progress.accept(new Progress(task.operator(), spent, planned, best, now, left));
+    }
+    return new Result(
+        space,
+        best,
+        measured,
+        resumed,
+        exhaustive && measured.size() + resumed >= size,
+        Duration.between(start, Instant.now()));
+  }
+
+  private static Measurement bestOf(Iterable<Measurement> ms) {
+    Measurement best = null;
+    for (Measurement m : ms) {
+      if (m.isOk() && (best == null || m.medianUs() < best.medianUs())) {
+        best = m;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The next batch of a guided search: unmeasured configurations, most by simulated annealing on
+   * the model from the best points so far, a quarter at random (all of them, and the default first,
+   * while the model has too few points).
+   */
+  static List<Configuration> propose(
+      ConfigSpace space, CostModel model, Map<String, Measurement> seen, int want, Random random) {
+    Map<String, Configuration> out = new LinkedHashMap<>();
+    Configuration def = space.defaults();
+    if (!seen.containsKey(def.key())) {
+      out.put(def.key(), def);
+    }
+    int randomCount = model.size() < 2 * want ? want : Math.max(1, want / 4);
+    int guard = 0;
+    while (out.size() < Math.min(want, randomCount) && guard++ < 1000 * want) {
+      Configuration c = space.random(random);
+      if (!seen.containsKey(c.key())) {
+        out.putIfAbsent(c.key(), c);
+      }
+    }
+    if (out.size() >= want) {
+      return List.copyOf(out.values()).subList(0, want);
+    }
+    // Annealing chains from the best measured points; every point visited is a candidate, ranked
+    // by the model.
+    List<Measurement> starts =
+        seen.values().stream()
+            .filter(Measurement::isOk)
+            .sorted(Comparator.comparingDouble(Measurement::medianUs))
+            .limit(Math.max(1, want))
+            .toList();
+    Map<String, Double> candidates = new HashMap<>();
+    Map<String, Configuration> byKey = new HashMap<>();
+    int steps = 200;
+    for (Measurement s : starts) {
+      Configuration cur = s.config();
+      double curCost = model.predict(cur);
+      double temperature = 1.0;
+      for (int i = 0; i < steps; i++) {
+        Configuration next = space.neighbour(cur, random);
+        double cost = model.predict(next);
+        if (!seen.containsKey(next.key()) && !out.containsKey(next.key())) {
+          candidates.put(next.key(), cost);
+          byKey.put(next.key(), next);
+        }
+        if (cost < curCost || random.nextDouble() < Math.exp((curCost - cost) / temperature)) {
+          cur = next;
+          curCost = cost;
+        }
+        temperature *= 0.97;
+      }
+    }
+    candidates.entrySet().stream()
+        .sorted(Map.Entry.comparingByValue())
+        .limit(want - out.size())
+        .forEach(e -> out.put(e.getKey(), byKey.get(e.getKey())));
+    // Few unvisited neighbours (a small, nearly explored space): fill up at random.
+    guard = 0;
+    while (out.size() < want && guard++ < 1000 * want) {
+      Configuration c = space.random(random);
+      if (!seen.containsKey(c.key())) {
+        out.putIfAbsent(c.key(), c);
+      }
+    }
+    return List.copyOf(out.values());
+  }
+}

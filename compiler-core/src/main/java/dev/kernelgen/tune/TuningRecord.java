@@ -1,0 +1,152 @@
+package dev.kernelgen.tune;
+
+import dev.kernelgen.diag.UserError;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One line of a tuning log: a configuration of an operator measured on a device.
+ *
+ * @param operator {@code library/operator}
+ * @param target {@code CUDA}, {@code OPENCL}, {@code C} or {@code JAVA}
+ * @param device the device's name as its driver reports it
+ * @param versions driver and toolchain versions ({@code driver}, {@code toolchain})
+ * @param shape the shape of each argument, inputs then outputs
+ * @param config the knob values
+ * @param trace the schedule's primitives, one per entry
+ * @param status a {@link Measurement.Status} name
+ * @param medianUs median microseconds per call (NaN unless OK)
+ * @param minUs fastest call (NaN unless OK)
+ * @param detail why it failed, or empty
+ * @param time when it was measured (ISO-8601), for people reading the log
+ */
+public record TuningRecord(
+    String operator,
+    String target,
+    String device,
+    Map<String, String> versions,
+    List<List<Long>> shape,
+    Configuration config,
+    List<String> trace,
+    String status,
+    double medianUs,
+    double minUs,
+    String detail,
+    String time) {
+
+  /** The format of the lines this version writes; lines of another format are skipped. */
+  public static final int FORMAT = 1;
+
+  public TuningRecord {
+    Objects.requireNonNull(operator, "operator");
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(device, "device");
+    versions = Map.copyOf(versions);
+    shape = shape.stream().map(List::copyOf).toList();
+    Objects.requireNonNull(config, "config");
+    trace = List.copyOf(trace);
+    Objects.requireNonNull(status, "status");
+    detail = detail == null ? "" : detail;
+    time = time == null ? "" : time;
+  }
+
+  public boolean isOk() {
+    return status.equals(Measurement.Status.OK.name());
+  }
+
+  /** The record as one line of JSON, without the newline. */
+  public String toJson() {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("format", FORMAT);
+    j.put("operator", operator);
+    j.put("target", target);
+    j.put("device", device);
+    j.put("versions", new TreeMap<>(versions));
+    j.put("shape", shape);
+    j.put("config", config.values());
+    j.put("status", status);
+    j.put("median_us", round(medianUs));
+    j.put("min_us", round(minUs));
+    j.put("trace", trace);
+    if (!detail.isEmpty()) {
+      j.put("detail", detail);
+    }
+    j.put("time", time);
+    return JsonLine.write(j);
+  }
+
+  private static Double round(double us) {
+    return Double.isNaN(us) ? null : Math.round(us * 1000) / 1000.0;
+  }
+
+  /**
+   * Reads a line written by {@link #toJson}.
+   *
+   * @throws IllegalArgumentException when the line is not JSON, not of {@link #FORMAT}, or lacks a
+   *     member
+   */
+  @SuppressWarnings("unchecked")
+  public static TuningRecord parse(String line) {
+    Object o = JsonLine.parse(line);
+    if (!(o instanceof Map<?, ?> m)) {
+      throw new IllegalArgumentException("not a JSON object");
+    }
+    Object format = m.get("format");
+    if (!(format instanceof Double f) || f.intValue() != FORMAT) {
+      throw new IllegalArgumentException(
+          "format " + format + " is not this version's format " + FORMAT);
+    }
+    try {
+      Map<String, String> versions = new TreeMap<>();
+      if (m.get("versions") instanceof Map<?, ?> vm) {
+        vm.forEach((k, v) -> versions.put(String.valueOf(k), String.valueOf(v)));
+      }
+      List<List<Long>> shape = new ArrayList<>();
+      for (Object dims : (List<Object>) require(m, "shape")) {
+        List<Long> ds = new ArrayList<>();
+        for (Object d : (List<Object>) dims) {
+          ds.add(((Double) d).longValue());
+        }
+        shape.add(ds);
+      }
+      Map<String, Integer> config = new TreeMap<>();
+      ((Map<String, Object>) require(m, "config"))
+          .forEach((k, v) -> config.put(k, ((Double) v).intValue()));
+      List<String> trace = new ArrayList<>();
+      if (m.get("trace") instanceof List<?> tl) {
+        tl.forEach(t -> trace.add(String.valueOf(t)));
+      }
+      return new TuningRecord(
+          (String) require(m, "operator"),
+          (String) require(m, "target"),
+          (String) require(m, "device"),
+          versions,
+          shape,
+          Configuration.of(config),
+          trace,
+          (String) require(m, "status"),
+          number(m.get("median_us")),
+          number(m.get("min_us")),
+          m.get("detail") instanceof String d ? d : "",
+          m.get("time") instanceof String t ? t : "");
+    } catch (ClassCastException | NullPointerException | UserError e) {
+      throw new IllegalArgumentException("a member has the wrong type: " + e.getMessage(), e);
+    }
+  }
+
+  private static Object require(Map<?, ?> m, String name) {
+    Object v = m.get(name);
+    if (v == null) {
+      throw new IllegalArgumentException("member '" + name + "' is missing");
+    }
+    return v;
+  }
+
+  private static double number(Object o) {
+    return o instanceof Double d ? d : Double.NaN;
+  }
+}

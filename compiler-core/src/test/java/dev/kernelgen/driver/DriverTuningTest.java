@@ -1,0 +1,100 @@
+package dev.kernelgen.driver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.TuningRecord;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DriverTuningTest {
+  @TempDir Path tmp;
+
+  private static final List<List<Long>> SHAPE =
+      List.of(List.of(1024L), List.of(1024L), List.of(1024L));
+
+  private static TuningRecord rec(String device, int vector, double us) {
+    return new TuningRecord(
+        "SmallKernels/add",
+        "C",
+        device,
+        Map.of(),
+        SHAPE,
+        Configuration.of(Map.of("vector", vector)),
+        List.of(),
+        "OK",
+        us,
+        us,
+        "",
+        "");
+  }
+
+  private LibraryModel generate(
+      List<TuningRecord> records, Map<Target, String> devices, List<String> log) {
+    return KernelDriver.generate(
+            GenerateRequest.builder()
+                .spec(Specs.Small.class)
+                .targets(EnumSet.of(Target.C))
+                .resourcesDir(tmp.resolve("resources"))
+                .tuning(records)
+                .tuningDevices(devices)
+                .log(log::add)
+                .build())
+        .get(0);
+  }
+
+  private static LibraryModel.Build specialized(LibraryModel m) {
+    return m.operators().get(0).variants().get(1).builds().get(Target.C);
+  }
+
+  @Test
+  void theBestRecordOfTheOnlyDeviceIsUsedAndFallbacksAreListed() {
+    List<String> log = new ArrayList<>();
+    LibraryModel m = generate(List.of(rec("cpu A", 16, 2.0), rec("cpu A", 4, 1.0)), Map.of(), log);
+    LibraryModel.Build b = specialized(m);
+    assertThat(b.knobs()).isEqualTo(Map.of("vector", 4));
+    assertThat(b.configurationSource()).isEqualTo("tuned");
+    String text = String.join("\n", log);
+    assertThat(text)
+        .contains("operator 'add' for C specialized to n=1024: tuned configuration {vector=4}")
+        .contains("1.00 us median on cpu A")
+        .contains("fell back to default schedules")
+        .contains("operator 'add' for C: its shape has symbolic dims");
+    // The generic variant keeps the defaults.
+    assertThat(m.operators().get(0).variants().get(0).builds().get(Target.C).knobs())
+        .isEqualTo(Map.of("vector", 8));
+  }
+
+  @Test
+  void severalDevicesNeedAConfiguredOne() {
+    List<TuningRecord> rs = List.of(rec("cpu A", 4, 1.0), rec("cpu B", 16, 0.5));
+    List<String> log = new ArrayList<>();
+    assertThat(specialized(generate(rs, Map.of(), log)).knobs()).isEqualTo(Map.of("vector", 8));
+    assertThat(String.join("\n", log)).contains("several devices [cpu A, cpu B]");
+    assertThat(specialized(generate(rs, Map.of(Target.C, "cpu A"), new ArrayList<>())).knobs())
+        .isEqualTo(Map.of("vector", 4));
+  }
+
+  @Test
+  void aStaleRecordFallsBackInsteadOfFailing() {
+    List<String> log = new ArrayList<>();
+    LibraryModel m = generate(List.of(rec("cpu A", 5, 1.0)), Map.of(), log);
+    assertThat(specialized(m).knobs()).isEqualTo(Map.of("vector", 8));
+    assertThat(String.join("\n", log))
+        .contains("its record is stale")
+        .contains("not among its choices");
+  }
+
+  @Test
+  void withoutRecordsOneLineSaysSo() {
+    List<String> log = new ArrayList<>();
+    generate(List.of(), Map.of(), log);
+    assertThat(log).anyMatch(l -> l.contains("no tuning records, default configurations"));
+  }
+}

@@ -1,0 +1,311 @@
+package dev.kernelgen.maven.tune;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.CudaCodegen;
+import dev.kernelgen.codegen.LaunchGeometry;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.codegen.OpenClCodegen;
+import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.eval.NDArray;
+import dev.kernelgen.eval.TensorInterpreter;
+import dev.kernelgen.lower.SplitHostDevice;
+import dev.kernelgen.runtime.CudaDevice;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceTimer;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelFunction;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.KernelSignature;
+import dev.kernelgen.runtime.LaunchConfig;
+import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.GpuLimits;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.Measurer;
+import dev.kernelgen.tune.TuningTask;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Measures GPU kernels on a runtime device (CUDA or OpenCL). Candidates over the device's limits
+ * (threads per block, shared memory per block) are rejected from the lowered IR; the rest are
+ * compiled in parallel (nvcc processes for CUDA; OpenCL C is built by the driver when loaded), then
+ * each is loaded, run once and checked against the tensor-expression oracle, and timed with the
+ * device's timer (CUDA events, OpenCL profiling) over repeated launches after a warm-up. A
+ * candidate the driver rejects or that fails at run time is a failed trial.
+ *
+ * <p>A kernel that hangs cannot be interrupted from the host, so there is no per-candidate timeout
+ * here; the schedules searched have no data-dependent loops.
+ */
+public final class DeviceMeasurer implements Measurer {
+  private final Device device;
+  private final NativeToolchain toolchain;
+  private final GpuLimits limits;
+  private final int parallelCompiles;
+  private final int warmup;
+  private final int repeats;
+  private final int callsPerRepeat;
+  private final Map<TuningTask, List<NDArray>[]> references = new HashMap<>();
+
+  public DeviceMeasurer(Device device, NativeToolchain toolchain, int parallelCompiles) {
+    UserError.check(
+        device.target() == Target.CUDA || device.target() == Target.OPENCL,
+        "DeviceMeasurer measures GPU kernels, not %s",
+        device.target());
+    this.device = device;
+    this.toolchain = toolchain;
+    this.limits =
+        switch (device) {
+          case CudaDevice c -> new GpuLimits(c.maxThreadsPerBlock(), c.sharedMemoryPerBlock());
+          case OpenClDevice o -> new GpuLimits(o.maxWorkGroupSize(), o.localMemorySize());
+          default -> GpuLimits.cudaDefault();
+        };
+    this.parallelCompiles = Math.max(1, parallelCompiles);
+    this.warmup = 10;
+    this.repeats = 7;
+    this.callsPerRepeat = 50;
+  }
+
+  @Override
+  public String deviceName() {
+    return device.name();
+  }
+
+  @Override
+  public Map<String, String> versions() {
+    Map<String, String> v = new LinkedHashMap<>();
+    v.put("driver", device.name());
+    if (device.target() == Target.CUDA) {
+      v.put("toolchain", toolchain.findNvcc().map(Object::toString).orElse("nvcc not found"));
+    }
+    return v;
+  }
+
+  public GpuLimits limits() {
+    return limits;
+  }
+
+  private record Built(
+      Configuration config,
+      List<String> trace,
+      SplitHostDevice.DeviceModule module,
+      KernelBinary binary,
+      Measurement failure) {}
+
+  @Override
+  public List<Measurement> measure(TuningTask task, List<Configuration> batch) {
+    UserError.check(
+        task.target() == device.target(),
+        "task %s is for %s, the device runs %s",
+        task.operator(),
+        task.target(),
+        device.target());
+    ExecutorService pool = Executors.newFixedThreadPool(parallelCompiles);
+    try {
+      List<Future<Built>> fs = new ArrayList<>();
+      for (Configuration c : batch) {
+        fs.add(pool.submit(() -> build(task, c)));
+      }
+      List<Measurement> out = new ArrayList<>();
+      for (Future<Built> f : fs) {
+        Built b;
+        try {
+          b = f.get();
+        } catch (Exception e) {
+          throw new IllegalStateException("building a candidate failed: " + e, e);
+        }
+        out.add(b.failure() != null ? b.failure() : run(task, b));
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private Built build(TuningTask task, Configuration c) {
+    List<String> trace = List.of();
+    SplitHostDevice.DeviceModule module;
+    try {
+      Schedule s = task.schedule(c);
+      trace = TuningTask.trace(s);
+      PrimFunc f = task.lower(s);
+      String over = limits.check(f);
+      if (over != null) {
+        return new Built(
+            c, trace, null, null, Measurement.failed(c, Measurement.Status.INVALID, trace, over));
+      }
+      module = SplitHostDevice.split(f);
+    } catch (UserError | CompilerBug e) {
+      return new Built(
+          c,
+          trace,
+          null,
+          null,
+          Measurement.failed(c, Measurement.Status.INVALID, trace, e.getMessage()));
+    }
+    try {
+      String name = task.kernelName();
+      KernelBinary binary;
+      if (device instanceof CudaDevice cuda) {
+        String src = CudaCodegen.generate(module.kernels(), name);
+        String sm = "sm_" + cuda.smVersion();
+        binary =
+            new KernelBinary.Cuda(
+                name, Map.of(cuda.smVersion(), toolchain.compileCubin(src, sm)), null);
+      } else {
+        binary = new KernelBinary.OpenCl(name, OpenClCodegen.generate(module.kernels(), name));
+      }
+      return new Built(c, trace, module, binary, null);
+    } catch (UserError e) {
+      return new Built(
+          c,
+          trace,
+          null,
+          null,
+          Measurement.failed(c, Measurement.Status.COMPILE_ERROR, trace, e.getMessage()));
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private synchronized List<NDArray>[] reference(TuningTask task) {
+    return references.computeIfAbsent(
+        task,
+        t -> {
+          Map<Tensor, NDArray> in = new LinkedHashMap<>();
+          List<NDArray> inputs = new ArrayList<>();
+          int k = 0;
+          for (Tensor x : t.def().inputs()) {
+            long[] shape = t.shape().get(k).stream().mapToLong(Long::longValue).toArray();
+            NDArray a = NDArray.random(x.dtype(), 17 + k, shape);
+            in.put(x, a);
+            inputs.add(a);
+            k++;
+          }
+          Map<Tensor, NDArray> got = TensorInterpreter.evaluate(t.def().outputs(), in, Map.of());
+          List<NDArray> outputs = t.def().outputs().stream().map(got::get).toList();
+          return new List[] {inputs, outputs};
+        });
+  }
+
+  private Measurement run(TuningTask task, Built b) {
+    List<NDArray>[] ref = reference(task);
+    List<DeviceBuffer> buffers = new ArrayList<>();
+    KernelModule loaded = null;
+    try {
+      try {
+        loaded = device.loadModule(b.binary());
+      } catch (RuntimeException e) {
+        return Measurement.failed(
+            b.config(), Measurement.Status.COMPILE_ERROR, b.trace(), e.getMessage());
+      }
+      for (NDArray a : ref[0]) {
+        buffers.add(device.upload(HostTensor.wrap(dtype(a), a.segment(), a.shape())));
+      }
+      for (NDArray a : ref[1]) {
+        buffers.add(device.allocate(dtype(a), a.size()));
+      }
+      for (int t = 0; t < b.module().temporaries().size(); t++) {
+        buffers.add(
+            device.allocate(
+                DataType.valueOf(b.module().temporaries().get(t).dtype().name()),
+                constant(b.module().temporarySizes().get(t))));
+      }
+      List<KernelFunction> fns = new ArrayList<>();
+      List<LaunchConfig> configs = new ArrayList<>();
+      for (PrimFunc k : b.module().kernels()) {
+        List<KernelSignature.ParamKind> kinds = new ArrayList<>();
+        k.params().forEach(p -> kinds.add(KernelSignature.ParamKind.POINTER));
+        fns.add(loaded.function(k.name(), new KernelSignature(kinds)));
+        long[] g = LaunchGeometry.of(k).evaluate(Map.of());
+        configs.add(
+            new LaunchConfig(
+                new int[] {(int) g[0], (int) g[1], (int) g[2]},
+                new int[] {(int) g[3], (int) g[4], (int) g[5]},
+                0));
+      }
+      Object[] args = buffers.toArray();
+      Runnable launch =
+          () -> {
+            for (int i = 0; i < fns.size(); i++) {
+              fns.get(i).launch(configs.get(i), args);
+            }
+          };
+      try {
+        launch.run();
+        device.synchronize();
+      } catch (RuntimeException e) {
+        return Measurement.failed(
+            b.config(), Measurement.Status.RUNTIME_ERROR, b.trace(), e.getMessage());
+      }
+      int nIn = ref[0].size();
+      for (int o = 0; o < ref[1].size(); o++) {
+        NDArray expected = ref[1].get(o);
+        HostTensor got = HostTensor.zeros(dtype(expected), expected.shape());
+        buffers.get(nIn + o).copyToHost(got);
+        String diff =
+            NDArray.compare(
+                expected,
+                NDArray.wrap(expected.dtype(), got.segment(), expected.shape()),
+                1e-3,
+                1e-3);
+        if (diff != null) {
+          return Measurement.failed(
+              b.config(), Measurement.Status.WRONG, b.trace(), "output " + o + ": " + diff);
+        }
+      }
+      for (int i = 0; i < warmup; i++) {
+        launch.run();
+      }
+      device.synchronize();
+      double[] samples = new double[repeats];
+      try (DeviceTimer t = device.timer()) {
+        for (int r = 0; r < repeats; r++) {
+          t.start();
+          for (int i = 0; i < callsPerRepeat; i++) {
+            launch.run();
+          }
+          t.stop();
+          samples[r] = t.elapsedMillis() * 1e3 / callsPerRepeat;
+        }
+      }
+      Arrays.sort(samples);
+      return Measurement.ok(b.config(), samples[repeats / 2], samples[0], b.trace());
+    } catch (RuntimeException e) {
+      return Measurement.failed(
+          b.config(), Measurement.Status.RUNTIME_ERROR, b.trace(), String.valueOf(e.getMessage()));
+    } finally {
+      buffers.forEach(DeviceBuffer::close);
+      if (loaded != null) {
+        loaded.close();
+      }
+    }
+  }
+
+  private static DataType dtype(NDArray a) {
+    return DataType.valueOf(a.dtype().name());
+  }
+
+  private static long constant(Expr e) {
+    Expr s = dev.kernelgen.arith.Simplifier.simplify(e);
+    if (s instanceof IntImm i) {
+      return i.value();
+    }
+    throw new CompilerBug("temporary size " + e.show() + " is not a constant for a fixed shape");
+  }
+}

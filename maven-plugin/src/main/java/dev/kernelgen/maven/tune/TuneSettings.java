@@ -1,0 +1,50 @@
+package dev.kernelgen.maven.tune;
+
+import dev.kernelgen.annotations.Target;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * What one {@code kernels:tune} needs, free of Maven types.
+ *
+ * @param specDirectory the root of the spec sources
+ * @param classPath the project's compile class path
+ * @param tuningDirectory where the logs are, one {@code <library>.jsonl} per library
+ * @param targets the targets to tune; empty: each library's own (Java is never tuned)
+ * @param operators tune only operators whose {@code library/operator} name contains one of these;
+ *     empty: all
+ * @param cc the C compiler, or null to search PATH
+ * @param nvcc nvcc, or null to search
+ * @param trials the most configurations measured per operator and shape
+ * @param patience stop an operator's search after this many trials without improvement (0: never)
+ * @param timeLimit the longest one operator's search may take
+ * @param repeats timed samples per C candidate
+ * @param info receives progress lines
+ */
+public record TuneSettings(
+    Path specDirectory,
+    List<Path> classPath,
+    Path tuningDirectory,
+    Set<Target> targets,
+    List<String> operators,
+    Path cc,
+    Path nvcc,
+    int trials,
+    int patience,
+    Duration timeLimit,
+    int repeats,
+    Consumer<String> info) {
+  public TuneSettings {
+    Objects.requireNonNull(specDirectory, "specDirectory");
+    classPath = List.copyOf(classPath);
+    Objects.requireNonNull(tuningDirectory, "tuningDirectory");
+    targets = Set.copyOf(targets);
+    operators = List.copyOf(operators);
+    Objects.requireNonNull(timeLimit, "timeLimit");
+    Objects.requireNonNull(info, "info");
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * What {@code kernels:tune} does, free of Maven: compiles the specs, lists the operators of fixed
+ * shape per target, measures their configuration spaces on the devices present (C through {@link
+ * dev.kernelgen.tune.CHarnessMeasurer}, CUDA and OpenCL through the runtime's devices with {@link
+ * DeviceMeasurer}) and appends the trials to the tuning log of each library.
+ */
+package dev.kernelgen.maven.tune;

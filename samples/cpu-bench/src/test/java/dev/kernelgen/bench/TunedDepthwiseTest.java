@@ -1,0 +1,50 @@
+package dev.kernelgen.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.tune.CHarnessMeasurer;
+import dev.kernelgen.tune.ConfigSpace;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.TuningTask;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Every configuration of the tuned CPU schedule computes what the oracle does. */
+class TunedDepthwiseTest {
+  @Test
+  void everyConfigurationMatchesTheOracleOnRaggedAndStridedShapes() {
+    assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
+    CHarnessMeasurer m = new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 2, 0, 1, 60);
+    for (Workload w :
+        List.of(
+            Workload.of(1, 3, 23, 17, 1, 3, 1, Padding.SAME),
+            Workload.of(1, 2, 19, 21, 2, 5, 2, Padding.SAME))) {
+      for (boolean fused : new boolean[] {false, true}) {
+        TunedDepthwise.Op op = TunedDepthwise.operator(w, fused);
+        TuningTask t =
+            new TuningTask(
+                "Test/depthwise",
+                Target.C,
+                op.def(),
+                k -> TunedDepthwise.schedule(op.conv(), op.out(), k),
+                "dw");
+        ConfigSpace s = t.space();
+        assertThat(s.size()).isEqualTo(36);
+        List<Configuration> all = new ArrayList<>();
+        for (long i = 0; i < s.size(); i++) {
+          all.add(s.get(i));
+        }
+        for (Measurement x : m.measure(t, all)) {
+          assertThat(x.status())
+              .as("%s %s: %s", w, x.config(), x.detail())
+              .isEqualTo(Measurement.Status.OK);
+        }
+      }
+    }
+  }
+}
