@@ -39,7 +39,11 @@ if [[ $cmd == prepare ]]; then
   exit 0
 fi
 
-java=(.device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".device/lib/*")
+plain_java=(.device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".device/lib/*")
+# JVM signal chaining: the NVIDIA driver's signal handlers otherwise replace the JVM's, and the
+# process dies of a segmentation fault later (seen on the H200). Not under compute-sanitizer,
+# which injects itself through LD_PRELOAD.
+java=(env "LD_PRELOAD=$PWD/.device/jre/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}" "${plain_java[@]}")
 export PATH=$PATH:/usr/local/cuda/bin
 
 if [[ $cmd == sanitize ]]; then
@@ -47,7 +51,7 @@ if [[ $cmd == sanitize ]]; then
   mkdir -p "$out"
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool"
-    compute-sanitizer --tool $tool --print-limit 20 "${java[@]}" \
+    compute-sanitizer --tool $tool --print-limit 20 "${plain_java[@]}" \
       dev.kernelgen.bench.gpu.GpuBench "$out/sanitize-$tool" --checks-only 2>&1 | tee "$out/sanitize-$tool.log" | tail -5
   done
   exit 0

@@ -9,6 +9,9 @@ if [[ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
 fi
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 ./mvnw -q -pl samples/depthwise-conv -am package -DskipTests
+# JVM signal chaining: the NVIDIA driver installs signal handlers that would replace the JVM's.
+jsig="$(dirname "$(dirname "$(readlink -f "$(command -v "$java")")")")/lib/libjsig.so"
+[[ -f $jsig ]] && export LD_PRELOAD="$jsig${LD_PRELOAD:+:$LD_PRELOAD}"
 exec "$java" --enable-native-access=ALL-UNNAMED \
   -cp "samples/depthwise-conv/target/classes:samples/depthwise-conv/target/lib/*" \
   dev.kernelgen.samples.depthwise.DepthwiseMain "$@"

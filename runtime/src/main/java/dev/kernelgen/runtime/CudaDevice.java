@@ -105,8 +105,28 @@ public final class CudaDevice implements Device {
    * reports why CUDA is not there).
    */
   public static CudaDevice open(int ordinal) {
+    warnWithoutSignalChaining();
     check(JCudaDriver.cuInit(0), "CUDA", "cuInit");
     return new CudaDevice(ordinal);
+  }
+
+  /**
+   * The NVIDIA driver installs signal handlers of its own. Without the JVM's signal chaining
+   * ({@code LD_PRELOAD=$JAVA_HOME/lib/libjsig.so}) they replace the handlers the JVM relies on,
+   * and the process dies of a segmentation fault some time later, in Java code (seen on an H200
+   * with driver 580: reproducible without libjsig, gone with it).
+   */
+  private static void warnWithoutSignalChaining() {
+    String preload = System.getenv("LD_PRELOAD");
+    if (System.getProperty("os.name", "").startsWith("Linux")
+        && (preload == null || !preload.contains("libjsig"))) {
+      System.getLogger(CudaDevice.class.getName())
+          .log(
+              System.Logger.Level.WARNING,
+              "CUDA without JVM signal chaining: start Java with LD_PRELOAD="
+                  + System.getProperty("java.home")
+                  + "/lib/libjsig.so, or the NVIDIA driver's signal handlers can crash the JVM");
+    }
   }
 
   @Override
