@@ -10,12 +10,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import org.apache.maven.artifact.DependencyResolutionRequiredException;
 import org.apache.maven.model.Resource;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
@@ -128,12 +125,12 @@ public final class GenerateMojo extends AbstractMojo {
         new GenerateSettings(
             specDirectory.toPath(),
             tuningDirectory.toPath(),
-            classPath(),
+            MojoParameters.specClassPath(project),
             sourcesOutputDirectory.toPath(),
             resourcesOutputDirectory.toPath(),
             Path.of(project.getBuild().getDirectory(), "kernelgen", "inputs.sha256"),
             plugin.getVersion(),
-            parseTargets(),
+            MojoParameters.targets(targets),
             cc == null ? null : cc.toPath(),
             nvcc == null ? null : nvcc.toPath(),
             cudaArchitectures,
@@ -177,44 +174,6 @@ public final class GenerateMojo extends AbstractMojo {
       out.put(t, e.substring(eq + 1).strip());
     }
     return out;
-  }
-
-  private Set<Target> parseTargets() throws MojoFailureException {
-    Set<Target> out = EnumSet.noneOf(Target.class);
-    for (String t : targets) {
-      for (String part : t.split(",")) {
-        String p = part.strip();
-        if (p.isEmpty()) {
-          continue;
-        }
-        try {
-          out.add(Target.valueOf(p.toUpperCase(Locale.ROOT)));
-        } catch (IllegalArgumentException e) {
-          throw new MojoFailureException(
-              "unknown target '"
-                  + p
-                  + "' in <targets> (kernels.targets); known targets: "
-                  + Arrays.toString(Target.values()));
-        }
-      }
-    }
-    return out;
-  }
-
-  /** The compile class path without the project's own classes, which do not exist yet. */
-  private List<Path> classPath() throws MojoExecutionException {
-    try {
-      String own = project.getBuild().getOutputDirectory();
-      List<Path> out = new ArrayList<>();
-      for (String e : project.getCompileClasspathElements()) {
-        if (!e.equals(own)) {
-          out.add(Path.of(e));
-        }
-      }
-      return out;
-    } catch (DependencyResolutionRequiredException e) {
-      throw new MojoExecutionException("compile dependencies are not resolved", e);
-    }
   }
 
   private void addRoots() {

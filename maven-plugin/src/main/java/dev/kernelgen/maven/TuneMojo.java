@@ -1,21 +1,14 @@
 package dev.kernelgen.maven;
 
-import dev.kernelgen.annotations.Target;
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.maven.generate.Generator;
 import dev.kernelgen.maven.tune.TuneRunner;
 import dev.kernelgen.maven.tune.TuneSettings;
 import java.io.File;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import org.apache.maven.artifact.DependencyResolutionRequiredException;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -97,9 +90,9 @@ public final class TuneMojo extends AbstractMojo {
     TuneSettings s =
         new TuneSettings(
             specDirectory.toPath(),
-            classPath(),
+            MojoParameters.specClassPath(project),
             tuningDirectory.toPath(),
-            parseTargets(),
+            MojoParameters.targets(targets),
             operators,
             cc == null ? null : cc.toPath(),
             nvcc == null ? null : nvcc.toPath(),
@@ -114,43 +107,6 @@ public final class TuneMojo extends AbstractMojo {
       throw new MojoFailureException(Generator.hint(e).getMessage(), e);
     } catch (CompilerBug e) {
       throw new MojoExecutionException(e.getMessage(), e);
-    }
-  }
-
-  private Set<Target> parseTargets() throws MojoFailureException {
-    Set<Target> out = EnumSet.noneOf(Target.class);
-    for (String t : targets) {
-      for (String part : t.split(",")) {
-        String p = part.strip();
-        if (p.isEmpty()) {
-          continue;
-        }
-        try {
-          out.add(Target.valueOf(p.toUpperCase(Locale.ROOT)));
-        } catch (IllegalArgumentException e) {
-          throw new MojoFailureException(
-              "unknown target '"
-                  + p
-                  + "' in <targets> (kernels.targets); known targets: "
-                  + Arrays.toString(Target.values()));
-        }
-      }
-    }
-    return out;
-  }
-
-  private List<Path> classPath() throws MojoExecutionException {
-    try {
-      String own = project.getBuild().getOutputDirectory();
-      List<Path> out = new ArrayList<>();
-      for (String e : project.getCompileClasspathElements()) {
-        if (!e.equals(own)) {
-          out.add(Path.of(e));
-        }
-      }
-      return out;
-    } catch (DependencyResolutionRequiredException e) {
-      throw new MojoExecutionException("compile dependencies are not resolved", e);
     }
   }
 }

@@ -112,9 +112,9 @@ public final class CudaDevice implements Device {
 
   /**
    * The NVIDIA driver installs signal handlers of its own. Without the JVM's signal chaining
-   * ({@code LD_PRELOAD=$JAVA_HOME/lib/libjsig.so}) they replace the handlers the JVM relies on,
-   * and the process dies of a segmentation fault some time later, in Java code (seen on an H200
-   * with driver 580: reproducible without libjsig, gone with it).
+   * ({@code LD_PRELOAD=$JAVA_HOME/lib/libjsig.so}) they replace the handlers the JVM relies on, and
+   * the process dies of a segmentation fault some time later, in Java code (seen on an H200 with
+   * driver 580: reproducible without libjsig, gone with it).
    */
   private static void warnWithoutSignalChaining() {
     String preload = System.getenv("LD_PRELOAD");

@@ -352,8 +352,8 @@ public final class GpuBench {
     return best;
   }
 
-  private static double graphTime(
-      CudaDevice device, DeviceOperator op, List<DeviceBuffer> buffers) {
+  /** GPU time per launch: launches captured in a CUDA graph, replayed between two events. */
+  static double graphTime(CudaDevice device, DeviceOperator op, List<DeviceBuffer> buffers) {
     try (CudaGraph graph =
             device.captureGraph(
                 () -> {

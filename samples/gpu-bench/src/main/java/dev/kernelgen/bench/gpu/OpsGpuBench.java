@@ -5,7 +5,6 @@ import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.bench.Json;
 import dev.kernelgen.runtime.CudaDevice;
-import dev.kernelgen.runtime.CudaGraph;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
@@ -45,7 +44,6 @@ import java.util.Random;
  */
 public final class OpsGpuBench {
   private static final int CALLS = 200;
-  private static final int GRAPH_LAUNCHES = 50;
   private static final int REPEATS = 7;
   private static final int SAMPLES = 256;
 
@@ -272,7 +270,8 @@ public final class OpsGpuBench {
       r.put("kernels", op.kernelCount());
       r.put("launch", op.launchConfigs().toString());
       double perCall = perCall(device, op, buffers);
-      double gpu = device instanceof CudaDevice cuda ? graphTime(cuda, op, buffers) : perCall;
+      double gpu =
+          device instanceof CudaDevice cuda ? GpuBench.graphTime(cuda, op, buffers) : perCall;
       r.put("ours_us", round(perCall));
       r.put("ours_gpu_us", round(gpu));
       if (c.flops() > 0) {
@@ -314,29 +313,6 @@ public final class OpsGpuBench {
       }
     }
     return best;
-  }
-
-  private static double graphTime(
-      CudaDevice device, DeviceOperator op, List<DeviceBuffer> buffers) {
-    try (CudaGraph graph =
-            device.captureGraph(
-                () -> {
-                  for (int i = 0; i < GRAPH_LAUNCHES; i++) {
-                    op.launch(buffers);
-                  }
-                });
-        DeviceTimer t = device.timer()) {
-      graph.launch();
-      device.synchronize();
-      double best = Double.MAX_VALUE;
-      for (int rep = 0; rep < REPEATS; rep++) {
-        t.start();
-        graph.launch();
-        t.stop();
-        best = Math.min(best, t.elapsedMillis() * 1e3 / GRAPH_LAUNCHES);
-      }
-      return best;
-    }
   }
 
   private static double round(double v) {
