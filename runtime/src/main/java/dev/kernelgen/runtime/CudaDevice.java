@@ -64,6 +64,18 @@ public final class CudaDevice implements Device {
   private final long totalMemory;
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /**
+   * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
+   * process, and closing it does nothing, since other users hold it too (closing it under them
+   * crashed the OpenCL driver).
+   */
+  private volatile boolean shared;
+
+  /** Makes this the process-wide device of its target (see {@link #close}). */
+  void markShared() {
+    shared = true;
+  }
+
   private CudaDevice(int ordinal) {
     this.ordinal = ordinal;
     this.device = new CUdevice();
@@ -334,6 +346,9 @@ public final class CudaDevice implements Device {
 
   @Override
   public void close() {
+    if (shared) {
+      return;
+    }
     if (closed.compareAndSet(false, true)) {
       makeCurrent();
       JCudaDriver.cuStreamSynchronize(stream);

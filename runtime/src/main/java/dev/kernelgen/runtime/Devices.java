@@ -135,7 +135,9 @@ public final class Devices {
               CUDA_DEVICE_ENV + "=" + ordinal + " but there are " + count[0] + " GPU(s)");
         }
       }
-      return new Probe(Target.CUDA, Optional.of(CudaDevice.open(ordinal)), "");
+      CudaDevice device = CudaDevice.open(ordinal);
+      device.markShared();
+      return new Probe(Target.CUDA, Optional.of(device), "");
     } catch (Throwable t) {
       // UnsatisfiedLinkError from JCuda's natives, NoClassDefFoundError after it, DeviceException.
       return unavailable(Target.CUDA, "JCuda: " + jcudaReason(t));
@@ -156,6 +158,7 @@ public final class Devices {
     try {
       OpenClDevice.Result<OpenClDevice> r =
           OpenClDevice.choose(System.getenv(OpenClDevice.DEVICE_ENV));
+      r.value().ifPresent(OpenClDevice::markShared);
       return r.value().isPresent()
           ? new Probe(Target.OPENCL, Optional.of(r.value().get()), "")
           : unavailable(Target.OPENCL, r.reason());

@@ -67,6 +67,18 @@ public final class OpenClDevice implements Device {
   private final List<EventTimer> recording = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /**
+   * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
+   * process, and closing it does nothing, since other users hold it too (closing it under them
+   * crashed the OpenCL driver).
+   */
+  private volatile boolean shared;
+
+  /** Makes this the process-wide device of its target (see {@link #close}). */
+  void markShared() {
+    shared = true;
+  }
+
   private OpenClDevice(cl_platform_id platform, cl_device_id device) {
     this.platform = platform;
     this.device = device;
@@ -278,6 +290,9 @@ public final class OpenClDevice implements Device {
 
   @Override
   public void close() {
+    if (shared) {
+      return;
+    }
     if (closed.compareAndSet(false, true)) {
       CL.clFinish(queue);
       programs.values().forEach(CL::clReleaseProgram);
