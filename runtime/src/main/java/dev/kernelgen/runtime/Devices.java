@@ -43,14 +43,26 @@ public final class Devices {
     static final Probe JAVA = new Probe(Target.JAVA, Optional.of(JavaDevice.instance()), "");
   }
 
-  /** The fastest device available: CUDA, then OpenCL, then C on the CPU, then Java. */
+  /**
+   * The fastest device available: CUDA, then an OpenCL GPU, then C on the CPU, then Java. An OpenCL
+   * device that is itself the CPU (PoCL, say) comes after C: the generated C runs the same
+   * processor without a driver in between, and faster (about 3x on the seed here).
+   */
   public static Device best() {
+    return ranked().getFirst();
+  }
+
+  /** The devices available, fastest first (see {@link #best}); Java is always there. */
+  public static List<Device> ranked() {
+    List<Device> first = new java.util.ArrayList<>();
+    List<Device> last = new java.util.ArrayList<>();
     for (Probe p : probes()) {
-      if (p.device().isPresent()) {
-        return p.device().get();
-      }
+      p.device()
+          .ifPresent(d -> (d instanceof OpenClDevice cl && !cl.isGpu() ? last : first).add(d));
     }
-    return JavaDevice.instance(); // never reached: the Java probe always succeeds
+    // The CPU's OpenCL device goes just before Java.
+    first.addAll(first.size() - 1, last);
+    return first;
   }
 
   /** All probes in order of preference. */

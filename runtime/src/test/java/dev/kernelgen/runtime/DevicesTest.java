@@ -21,12 +21,21 @@ class DevicesTest {
   }
 
   @Test
-  void bestIsTheFirstAvailableProbe() {
+  void bestIsTheFirstAvailableProbeSkippingOpenClOnTheCpu() {
     Device best = Devices.best();
     Devices.Probe first =
-        Devices.probes().stream().filter(Devices.Probe::available).findFirst().orElseThrow();
+        Devices.probes().stream()
+            .filter(Devices.Probe::available)
+            .filter(p -> !(p.device().get() instanceof OpenClDevice d && !d.isGpu()))
+            .findFirst()
+            .orElseThrow();
     assertThat(best).isSameAs(first.device().orElseThrow());
     assertThat(Devices.forTarget(best.target())).containsSame(best);
+    if (Devices.cuda().isEmpty() && Devices.openCl().map(OpenClDevice::isGpu).orElse(false)) {
+      assertThat(best.target()).isEqualTo(dev.kernelgen.annotations.Target.OPENCL);
+    } else if (Devices.cuda().isEmpty()) {
+      assertThat(best.target()).isEqualTo(dev.kernelgen.annotations.Target.C);
+    }
   }
 
   @Test

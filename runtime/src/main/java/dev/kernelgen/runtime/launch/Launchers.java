@@ -32,8 +32,8 @@ public final class Launchers {
 
   /**
    * The device {@code load()} uses: the target named by {@link #TARGET_PROPERTY} (or {@code
-   * KERNELGEN_TARGET}), else the best available device among the library's targets: CUDA, then
-   * OpenCL, then C, then Java.
+   * KERNELGEN_TARGET}), else the fastest available device among the library's targets, in the order
+   * of {@link Devices#ranked}.
    */
   public static Device device(String library, List<Target> targets) {
     String forced = System.getProperty(TARGET_PROPERTY);
@@ -63,9 +63,9 @@ public final class Launchers {
                   new DeviceException(
                       TARGET_PROPERTY + "=" + t + " but there is no such device: " + p.detail()));
     }
-    for (Devices.Probe p : Devices.probes()) {
-      if (p.available() && targets.contains(p.target())) {
-        return p.device().orElseThrow();
+    for (Device d : Devices.ranked()) {
+      if (targets.contains(d.target())) {
+        return d;
       }
     }
     throw new DeviceException(
