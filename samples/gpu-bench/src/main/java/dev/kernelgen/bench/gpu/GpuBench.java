@@ -266,10 +266,6 @@ public final class GpuBench {
   }
 
   /** Checks one workload's kernel against the plain Java loop, then times it. */
-  static Map<String, Object> measure(Device device, Workload w, boolean fused, GpuConfig k) {
-    return measure(device, w, fused, k, null);
-  }
-
   static Map<String, Object> measure(
       Device device, Workload w, boolean fused, GpuConfig k, DeviceOperator.Compiled pre) {
     SeedSchedules s = SeedSchedules.of(w);
