@@ -184,6 +184,71 @@ public final class DepthwiseSchedules {
   }
 
   /**
+   * The knobs of the direct GPU schedule ({@link #gpuDirect}): each thread computes {@code rows}
+   * vertically adjacent outputs of one column; a block is {@code threadsY x threadsX} threads.
+   */
+  public record DirectConfig(int rows, int threadsY, int threadsX) {
+    @Override
+    public String toString() {
+      return "direct rows=" + rows + " threads=" + threadsY + "x" + threadsX;
+    }
+  }
+
+  /**
+   * A GPU schedule without shared memory, for the large, bandwidth-bound workloads: batch and
+   * channel fused into blockIdx.y, the plane tiled into blocks of {@code threadsY * rows} rows by
+   * {@code threadsX} columns (blockIdx.x); thread (y, x) computes the {@code rows} outputs of
+   * column x in rows y*rows ... y*rows+rows-1, their sums in registers ({@code local}), the taps
+   * and rows unrolled. The padded input is inlined (a bounds select per load) and read from global
+   * memory through L1: consecutive threads read consecutive columns (coalesced), the rows of a
+   * thread share the input rows they overlap on (after unrolling the compiler loads each once), and
+   * the halo rows and columns that neighbouring threads and blocks read again come from L1 and L2,
+   * so that DRAM sees the input about once. scale_shift and relu, when {@code out} is the fused
+   * operator, are applied to the registers before the one store.
+   */
+  public static Schedule gpuDirect(Tensor conv, Tensor out, DirectConfig k) {
+    Schedule s = Schedule.create(out);
+    Tensor padded = paddedInput(conv);
+    if (padded != null) {
+      s.stage(padded).computeInline();
+    }
+    Stage so = s.stage(out);
+    Tensor acc;
+    if (out != conv) {
+      for (Tensor t : out.op().inputs()) {
+        if (t != conv && t.op() instanceof ComputeOp) {
+          s.stage(t).computeInline();
+        }
+      }
+      s.stage(conv).setScope("local");
+      acc = conv;
+    } else {
+      acc = s.cacheWrite(conv, "local");
+      so = s.stage(conv);
+    }
+    IterVar plane = so.fuse(so.axis(0), so.axis(1));
+    Stage.Split h = so.split(so.axis(2), (long) k.threadsY() * k.rows());
+    Stage.Split w = so.split(so.axis(3), k.threadsX());
+    Stage.Split ty = so.split(h.inner(), k.rows());
+    so.reorder(plane, h.outer(), w.outer(), ty.outer(), w.inner(), ty.inner());
+    IterVar bx = so.fuse(h.outer(), w.outer());
+    so.bind(plane, "blockIdx.y");
+    so.bind(bx, "blockIdx.x");
+    so.bind(ty.outer(), "threadIdx.y");
+    so.bind(w.inner(), "threadIdx.x");
+    so.unroll(ty.inner());
+    Stage sa = s.stage(acc);
+    sa.computeAt(so, w.inner());
+    for (IterVar iv : sa.reduceAxis()) {
+      sa.unroll(iv);
+    }
+    for (IterVar iv : sa.axis()) {
+      sa.unroll(iv);
+    }
+    return s;
+  }
+
+  /**
    * Computes a cached copy at the block's loop, loaded by all threads of the block together: its
    * axes fused into one, split so that consecutive threads load consecutive elements (coalesced
    * global reads), each thread looping over the rest.

@@ -30,4 +30,29 @@ class DepthwiseTest {
     Check.check(DepthwiseSchedules.cpu(conv, fused, 8), Map.of());
     Check.check(Schedule.create(fused), Map.of());
   }
+
+  @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
+  @CsvSource({
+    "1, 3, 23, 17, 3, 1, 1, SAME",
+    "2, 2, 19, 21, 5, 2, 2, SAME",
+    "1, 2, 21, 21, 3, 1, 1, VALID",
+  })
+  void directGpuScheduleMatchesTheOracleOnTheIrInterpreter(
+      int n, int c, int h, int w, int k, int m, int stride, String pad) {
+    Tensor in = placeholder("Input", FLOAT32, n, c, h, w);
+    Tensor f = placeholder("Filter", FLOAT32, c, m, k, k);
+    Tensor scale = placeholder("Scale", FLOAT32, c * m);
+    Tensor shift = placeholder("Shift", FLOAT32, c * m);
+    Padding p = Padding.of(pad, h, w, k, k, stride, stride, 1);
+    Tensor conv = Nn.depthwiseConv2dNchw(in, f, stride, stride, p, 1);
+    Tensor fused = Nn.relu(Nn.scaleShift(conv, scale, shift));
+    for (var cfg :
+        new DepthwiseSchedules.DirectConfig[] {
+          new DepthwiseSchedules.DirectConfig(4, 2, 8),
+          new DepthwiseSchedules.DirectConfig(3, 4, 16)
+        }) {
+      GpuCheck.check(DepthwiseSchedules.gpuDirect(conv, conv, cfg), Map.of());
+      GpuCheck.check(DepthwiseSchedules.gpuDirect(conv, fused, cfg), Map.of());
+    }
+  }
 }

@@ -16,6 +16,7 @@ import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;
@@ -105,8 +106,10 @@ public final class GpuBench {
         Map<String, Object> r;
         try {
           long t0 = System.nanoTime();
-          TuningTask task = GpuTuning.task(device, w, fused);
-          GpuTuning.DeviceMeasurer m = new GpuTuning.DeviceMeasurer(device, w, fused);
+          String label = w.name() + (fused ? " fused" : "");
+          // Two schedule families, each searched by the tuner: the seed's shared-memory tiles
+          // (blocks, thread pairs, virtual threads) and the direct one (rows per thread, threads),
+          // which reads through L1 and suits the large bandwidth-bound workloads.
           Tuner.Options o =
               Tuner.Options.defaults()
                   .withTrials(trials)
@@ -114,28 +117,58 @@ public final class GpuBench {
                   .withPatience(trials / 2)
                   .withTimeLimit(java.time.Duration.ofSeconds(tuneSeconds))
                   .withFirst(first(w, quick));
-          String label = w.name() + (fused ? " fused" : "");
           Tuner.Result tr =
-              Tuner.tune(
-                  task,
-                  m,
+              search(
+                  device,
+                  w,
+                  fused,
+                  GpuTuning.task(device, w, fused),
                   o,
+                  label,
                   previous,
-                  batch -> TuningLog.append(tuningLog, GpuTuning.records(task, m, batch)),
-                  p -> System.out.println("  tuning " + label + ": " + p.line()));
-          if (tr.best() == null) {
+                  tuningLog);
+          Tuner.Options od =
+              Tuner.Options.defaults()
+                  .withTrials(Math.max(4, trials / 2))
+                  .withBatch(Math.max(4, Runtime.getRuntime().availableProcessors() - 1))
+                  .withPatience(trials / 4)
+                  .withTimeLimit(java.time.Duration.ofSeconds(Math.max(20, tuneSeconds / 2)));
+          Tuner.Result td =
+              search(
+                  device,
+                  w,
+                  fused,
+                  GpuTuning.directTask(device, w, fused),
+                  od,
+                  label,
+                  previous,
+                  tuningLog);
+          SeedSchedules ss = SeedSchedules.of(w);
+          String bestConfig;
+          Schedule bestSchedule;
+          if (td.best() != null
+              && (tr.best() == null || td.best().medianUs() < tr.best().medianUs())) {
+            DirectConfig d = GpuTuning.directConfig(Knobs.configured(td.best().config().values()));
+            bestConfig = d.toString();
+            bestSchedule = fused ? ss.fusedDirect(d) : ss.plainDirect(d);
+          } else if (tr.best() != null) {
+            GpuConfig g = GpuTuning.config(Knobs.configured(tr.best().config().values()));
+            bestConfig = g.toString();
+            bestSchedule = fused ? ss.fused(g) : ss.plain(g);
+          } else {
             throw new IllegalStateException("no configuration ran: " + tr.measured());
           }
-          GpuConfig best = GpuTuning.config(Knobs.configured(tr.best().config().values()));
           List<Object> tried = new ArrayList<>();
-          for (Measurement x : tr.measured()) {
-            if (x.isOk()) {
-              tried.add(List.of(x.config().key(), round(x.medianUs())));
+          for (Tuner.Result res : List.of(tr, td)) {
+            for (Measurement x : res.measured()) {
+              if (x.isOk()) {
+                tried.add(List.of(x.config().key(), round(x.medianUs())));
+              }
             }
           }
           double searchS = round((System.nanoTime() - t0) / 1e9);
           Map<String, Object> seed = measure(device, w, fused, GpuConfig.seed(), null);
-          r = measure(device, w, fused, best, null);
+          r = measure(device, w, fused, bestConfig, bestSchedule, null);
           r.put("seed_config", GpuConfig.seed().toString());
           r.put("seed_us", seed.get("ours_us"));
           r.put("seed_gpu_us", seed.get("ours_gpu_us"));
@@ -144,10 +177,10 @@ public final class GpuBench {
           Map<String, Object> tt = new LinkedHashMap<>();
           tt.put("workload", w.name());
           tt.put("fused", fused);
-          tt.put("space", tr.space().size());
-          tt.put("trials", tr.measured().size());
-          tt.put("failed", tr.failed());
-          tt.put("resumed", tr.resumed());
+          tt.put("space", tr.space().size() + td.space().size());
+          tt.put("trials", tr.measured().size() + td.measured().size());
+          tt.put("failed", tr.failed() + td.failed());
+          tt.put("resumed", tr.resumed() + td.resumed());
           tt.put("tuning_s", searchS);
           tuningTimes.add(tt);
         } catch (RuntimeException e) {
@@ -181,6 +214,26 @@ public final class GpuBench {
     device.close();
   }
 
+  /** One tuner search of a workload's task, its trials appended to the log. */
+  private static Tuner.Result search(
+      Device device,
+      Workload w,
+      boolean fused,
+      TuningTask task,
+      Tuner.Options o,
+      String label,
+      List<TuningRecord> previous,
+      Path tuningLog) {
+    GpuTuning.DeviceMeasurer m = new GpuTuning.DeviceMeasurer(device, w, fused);
+    return Tuner.tune(
+        task,
+        m,
+        o,
+        previous,
+        batch -> TuningLog.append(tuningLog, GpuTuning.records(task, m, batch)),
+        p -> System.out.println("  tuning " + label + " (" + task.operator() + "): " + p.line()));
+  }
+
   /** Every seed schedule's kernel against the oracle, on small and ragged shapes. */
   private static List<Object> checks(Device device, boolean quick) {
     List<Workload> ws =
@@ -199,6 +252,8 @@ public final class GpuBench {
       plain.put("4 virtual threads " + vt, s.plain(vt));
       GpuConfig small = new GpuConfig(8, 16, 2, 8, 2, 1);
       plain.put("2-4 ragged " + small, s.plain(small));
+      DirectConfig direct = new DirectConfig(3, 2, 16);
+      plain.put(direct.toString(), s.plainDirect(direct));
       for (var e : plain.entrySet()) {
         failed +=
             record(out, w, e.getKey(), OracleCheck.check(device, e.getValue(), s.plainArgs(), "k"));
@@ -208,6 +263,12 @@ public final class GpuBench {
             record(
                 out, w, "5 fused " + k, OracleCheck.check(device, s.fused(k), s.fusedArgs(), "k"));
       }
+      failed +=
+          record(
+              out,
+              w,
+              "fused " + direct,
+              OracleCheck.check(device, s.fusedDirect(direct), s.fusedArgs(), "k"));
     }
     System.out.printf("checks: %d kernels against the oracle, %d failed%n", out.size(), failed);
     return out;
@@ -269,12 +330,23 @@ public final class GpuBench {
   static Map<String, Object> measure(
       Device device, Workload w, boolean fused, GpuConfig k, DeviceOperator.Compiled pre) {
     SeedSchedules s = SeedSchedules.of(w);
+    return measure(device, w, fused, k.toString(), fused ? s.fused(k) : s.plain(k), pre);
+  }
+
+  /** Checks one workload's kernel, scheduled by {@code schedule}, then times it. */
+  static Map<String, Object> measure(
+      Device device,
+      Workload w,
+      boolean fused,
+      String config,
+      Schedule schedule,
+      DeviceOperator.Compiled pre) {
+    SeedSchedules s = SeedSchedules.of(w);
     List<Tensor> args = fused ? s.fusedArgs() : s.plainArgs();
     DeviceOperator.Compiled c =
         pre != null
             ? pre
-            : DeviceOperator.compile(
-                device.target(), fused ? s.fused(k) : s.plain(k), args, fused ? "fused" : "plain");
+            : DeviceOperator.compile(device.target(), schedule, args, fused ? "fused" : "plain");
     Random random = new Random(42);
     float[] in = uniform(random, w.inputSize(), -1, 1);
     float[] filter = uniform(random, w.filterSize(), -1, 1);
@@ -292,7 +364,7 @@ public final class GpuBench {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("workload", w.name());
     r.put("fused", fused);
-    r.put("config", k.toString());
+    r.put("config", config);
     try (DeviceOperator op = new DeviceOperator(device, c, Map.of())) {
       op.launch(buffers);
       HostTensor got = HostTensor.zeros(DataType.FLOAT32, w.outputSize());

@@ -17,6 +17,7 @@ import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.DepthwiseSchedules;
+import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.GpuLimits;
@@ -108,6 +109,31 @@ final class GpuTuning {
         device.target(),
         def,
         knobs -> DepthwiseSchedules.gpu(s.conv(), fused ? s.fused() : s.conv(), config(knobs)),
+        fused ? "fused" : "plain");
+  }
+
+  /**
+   * The configuration of the direct schedule ({@link DepthwiseSchedules#gpuDirect}): {@code rows}
+   * outputs per thread down a column, {@code threads_y x threads_x} threads per block.
+   */
+  static DirectConfig directConfig(Knobs k) {
+    int rows = k.knob("rows", 4, 1, 2, 8, 16);
+    int ty = k.knob("threads_y", 4, 1, 2, 8);
+    int tx = k.knob("threads_x", 32, 16, 64, 128);
+    return new DirectConfig(rows, ty, tx);
+  }
+
+  static TuningTask directTask(Device device, Workload w, boolean fused) {
+    SeedSchedules s = SeedSchedules.of(w);
+    List<Tensor> args = fused ? s.fusedArgs() : s.plainArgs();
+    OperatorDef def = OperatorDef.of(args.subList(0, args.size() - 1), args.get(args.size() - 1));
+    return new TuningTask(
+        "GpuBench/" + (fused ? "depthwise_fused_direct" : "depthwise_direct"),
+        device.target(),
+        def,
+        knobs ->
+            DepthwiseSchedules.gpuDirect(
+                s.conv(), fused ? s.fused() : s.conv(), directConfig(knobs)),
         fused ? "fused" : "plain");
   }
 

@@ -7,6 +7,7 @@ import dev.kernelgen.bench.Workload;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.DepthwiseSchedules;
+import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
@@ -54,5 +55,15 @@ public record SeedSchedules(
   /** Step 5: the fused operator in one kernel. */
   public Schedule fused(GpuConfig k) {
     return DepthwiseSchedules.gpu(conv, fused, k);
+  }
+
+  /** The direct schedule (no shared memory, several rows per thread) of the plain operator. */
+  public Schedule plainDirect(DirectConfig k) {
+    return DepthwiseSchedules.gpuDirect(conv, conv, k);
+  }
+
+  /** The direct schedule of the fused operator: one kernel. */
+  public Schedule fusedDirect(DirectConfig k) {
+    return DepthwiseSchedules.gpuDirect(conv, fused, k);
   }
 }

@@ -12,6 +12,7 @@ import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +34,8 @@ class SeedSchedulesCudaCompileTest {
     compile(tc, dir, "plain", s.plain(GpuConfig.seed()), s.plainArgs());
     compile(tc, dir, "plain_vthread", s.plain(new GpuConfig(32, 32, 8, 8, 2, 2)), s.plainArgs());
     compile(tc, dir, "fused", s.fused(GpuConfig.seed()), s.fusedArgs());
+    compile(tc, dir, "plain_direct", s.plainDirect(new DirectConfig(8, 4, 32)), s.plainArgs());
+    compile(tc, dir, "fused_direct", s.fusedDirect(new DirectConfig(8, 4, 32)), s.fusedArgs());
   }
 
   private static void compile(

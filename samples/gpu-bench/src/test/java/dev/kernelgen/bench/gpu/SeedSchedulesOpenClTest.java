@@ -7,6 +7,7 @@ import dev.kernelgen.bench.Padding;
 import dev.kernelgen.bench.Workload;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -53,6 +54,21 @@ class SeedSchedulesOpenClTest {
           .as("plain %s", k)
           .isNull();
       assertThat(OracleCheck.check(device, s.fused(k), s.fusedArgs(), "fused"))
+          .as("fused %s", k)
+          .isNull();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("workloads")
+  void directScheduleMatchesTheOracle(Workload w) {
+    SeedSchedules s = SeedSchedules.of(w);
+    for (DirectConfig k :
+        new DirectConfig[] {new DirectConfig(4, 4, 32), new DirectConfig(3, 2, 8)}) {
+      assertThat(OracleCheck.check(device, s.plainDirect(k), s.plainArgs(), "plain_direct"))
+          .as("plain %s", k)
+          .isNull();
+      assertThat(OracleCheck.check(device, s.fusedDirect(k), s.fusedArgs(), "fused_direct"))
           .as("fused %s", k)
           .isNull();
     }
