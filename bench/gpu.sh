@@ -8,6 +8,8 @@
 #                               OUT_DIR/torch.json and OUT_DIR/gpu-latest.json, prints the table
 #   bench/gpu.sh ops OUT_DIR    on the GPU machine: only the operator benchmark (matmul, softmax,
 #                               conv2d vs torch); the plain OUT_DIR run also does it (KG_OPS=0: not)
+#   bench/gpu.sh tests OUT      on the GPU machine: the test classes of runtime and gpu-bench (the
+#                               CUDA ones run there) without Maven, to OUT/device-tests.txt
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel (small shapes)
 #
@@ -35,6 +37,15 @@ if [[ $cmd == prepare ]]; then
       'lib/libJCudaDriver-*' 'META-INF/*' && jar_bin=$JAVA_HOME/bin/jar &&
    "$jar_bin" --create --file jcuda-natives-driver.jar -C "$tmp" lib META-INF)
   mv "$tmp/jcuda-natives-driver.jar" .device/lib/ && rm -rf "$tmp"
+  # The device tests (bench/gpu.sh tests): the test classes of runtime and gpu-bench, and JUnit.
+  rm -rf .device/test && mkdir -p .device/test/lib
+  ./mvnw -q -pl samples/gpu-bench -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
+    -Dmdep.outputFile="$PWD/.device/test/classpath.txt" >/dev/null
+  cp -r runtime/target/test-classes .device/test/runtime
+  cp -r samples/gpu-bench/target/test-classes .device/test/gpu-bench
+  tr ':' '\n' <.device/test/classpath.txt | grep -E '/(junit-|opentest4j|apiguardian|assertj)' |
+    xargs -I{} cp {} .device/test/lib/
+  rm .device/test/classpath.txt
   du -sh .device
   exit 0
 fi
@@ -45,6 +56,18 @@ plain_java=(.device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".device
 # which injects itself through LD_PRELOAD.
 java=(env "LD_PRELOAD=$PWD/.device/jre/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}" "${plain_java[@]}")
 export PATH=$PATH:/usr/local/cuda/bin
+
+# The tests that need a CUDA device (runtime's CudaDeviceTest, every library operator and seed
+# schedule on CUDA against the oracle), with the others of those classes, run by DeviceTests.
+if [[ $cmd == tests ]]; then
+  out=${2:?usage: bench/gpu.sh tests OUT_DIR}
+  mkdir -p "$out"
+  classes=$(cd .device/test && find runtime gpu-bench -name '*Test.class' | sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
+  cp_tests=".device/lib/*:.device/test/runtime:.device/test/gpu-bench:.device/test/lib/*"
+  "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp_tests" \
+    dev.kernelgen.bench.gpu.DeviceTests $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
+  exit 0
+fi
 
 if [[ $cmd == sanitize ]]; then
   out=${2:?usage: bench/gpu.sh sanitize OUT_DIR}
