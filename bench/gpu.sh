@@ -10,6 +10,7 @@
 #                               conv2d vs torch); the plain OUT_DIR run also does it (KG_OPS=0: not)
 #   bench/gpu.sh tests OUT      on the GPU machine: the test classes of runtime and gpu-bench (the
 #                               CUDA ones run there) without Maven, to OUT/device-tests.txt
+#   bench/gpu.sh sample OUT     on the GPU machine: the depthwise sample's launchers on every device
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel (small shapes)
 #
@@ -37,6 +38,11 @@ if [[ $cmd == prepare ]]; then
       'lib/libJCudaDriver-*' 'META-INF/*' && jar_bin=$JAVA_HOME/bin/jar &&
    "$jar_bin" --create --file jcuda-natives-driver.jar -C "$tmp" lib META-INF)
   mv "$tmp/jcuda-natives-driver.jar" .device/lib/ && rm -rf "$tmp"
+  # The sample (bench/gpu.sh sample): its classes with the generated launchers, and its libraries.
+  ./mvnw -q -pl samples/depthwise-conv -am package -DskipTests >/dev/null
+  rm -rf .device/sample && mkdir -p .device/sample
+  cp -r samples/depthwise-conv/target/classes .device/sample/classes
+  mkdir .device/sample/lib && cp samples/depthwise-conv/target/lib/kernelgen-*.jar .device/sample/lib/
   # The device tests (bench/gpu.sh tests): the test classes of runtime and gpu-bench, and JUnit.
   rm -rf .device/test && mkdir -p .device/test/lib
   ./mvnw -q -pl samples/gpu-bench -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
@@ -66,6 +72,19 @@ if [[ $cmd == tests ]]; then
   cp_tests=".device/lib/*:.device/test/runtime:.device/test/gpu-bench:.device/test/lib/*"
   "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp_tests" \
     dev.kernelgen.bench.gpu.DeviceTests $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
+  exit 0
+fi
+
+# The depthwise sample through its generated launchers on every device, at the seed's shape and at
+# a small one (where the time per call is the host's: launcher, JCuda and driver).
+if [[ $cmd == sample ]]; then
+  out=${2:?usage: bench/gpu.sh sample OUT_DIR}
+  mkdir -p "$out"
+  cp_sample=".device/sample/classes:.device/sample/lib/*:.device/lib/jcuda-12.6.0.jar:.device/lib/jocl-2.0.5.jar:.device/lib/jcuda-natives-driver.jar"
+  for shape in "--c 256 --h 96 --w 96" "--c 256 --h 21 --w 21" "--c 256 --h 32 --w 32"; do
+    "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp_sample" \
+      dev.kernelgen.samples.depthwise.DepthwiseMain --all --iterations 1000 $shape
+  done 2>&1 | tee "$out/sample-depthwise-conv.txt"
   exit 0
 fi
 

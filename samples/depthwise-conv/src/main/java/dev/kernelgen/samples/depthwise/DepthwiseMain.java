@@ -64,10 +64,11 @@ public final class DepthwiseMain {
       float[] conv = JavaLoop.depthwise(input, filter);
       float[] fused = JavaLoop.scaleShiftRelu(conv, scale, shift, c, h * w);
       long t0 = System.nanoTime();
-      for (int i = 0; i < Math.max(1, iterations / 10); i++) {
+      int loops = Math.max(1, Math.min(iterations / 10, 5));
+      for (int i = 0; i < loops; i++) {
         JavaLoop.depthwise(input, filter);
       }
-      double loopUs = (System.nanoTime() - t0) / 1e3 / Math.max(1, iterations / 10);
+      double loopUs = (System.nanoTime() - t0) / 1e3 / loops;
       System.out.printf(Locale.ROOT, "%-44s %10.1f us%n", "plain Java loop (reference)", loopUs);
       boolean ok = true;
       for (Device d : devices) {
@@ -125,17 +126,31 @@ public final class DepthwiseMain {
     }
   }
 
+  /**
+   * Time per call, back-to-back, with a synchronize only at the end of each round: after a warm-up
+   * of as many calls (so that the JIT has compiled the launcher), the best of five rounds of {@code
+   * iterations} calls, or of as many as take about 0.2 s where a call is slow (host devices).
+   */
   private static double time(Device device, int iterations, Runnable call) {
-    for (int i = 0; i < Math.min(5, iterations); i++) {
+    long t = System.nanoTime();
+    call.run();
+    device.synchronize();
+    long once = Math.max(1, System.nanoTime() - t);
+    int n = (int) Math.max(3, Math.min(iterations, 200_000_000L / once));
+    for (int i = 0; i < n; i++) {
       call.run();
     }
     device.synchronize();
-    long t0 = System.nanoTime();
-    for (int i = 0; i < iterations; i++) {
-      call.run();
+    double best = Double.MAX_VALUE;
+    for (int round = 0; round < 5; round++) {
+      long t0 = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        call.run();
+      }
+      device.synchronize();
+      best = Math.min(best, (System.nanoTime() - t0) / 1e3 / n);
     }
-    device.synchronize();
-    return (System.nanoTime() - t0) / 1e3 / iterations;
+    return best;
   }
 
   private static double maxError(float[] actual, float[] expected) {
