@@ -552,6 +552,28 @@ public final class CudaDevice implements Device {
     }
 
     @Override
+    public java.util.OptionalInt maxThreadsPerBlock() {
+      return java.util.OptionalInt.of(
+          attribute(CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS"));
+    }
+
+    @Override
+    public java.util.OptionalInt registersPerThread() {
+      return java.util.OptionalInt.of(
+          attribute(CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS"));
+    }
+
+    private int attribute(int attribute, String what) {
+      makeCurrent();
+      int[] v = new int[1];
+      check(
+          JCudaDriver.cuFuncGetAttribute(v, attribute, function),
+          CudaDevice.this.name() + ", kernel " + kernel,
+          "cuFuncGetAttribute(" + what + ")");
+      return v[0];
+    }
+
+    @Override
     public void launch(LaunchConfig config, Object... args) {
       String where = CudaDevice.this.name() + ", kernel " + kernel;
       signature.checkArguments(where, args);

@@ -531,6 +531,23 @@ public final class OpenClDevice implements Device {
     }
 
     @Override
+    public java.util.OptionalInt maxThreadsPerBlock() {
+      long[] size = new long[1];
+      int r =
+          CL.clGetKernelWorkGroupInfo(
+              kernel, device, CL.CL_KERNEL_WORK_GROUP_SIZE, Sizeof.size_t, Pointer.to(size), null);
+      if (r != CL_SUCCESS) {
+        throw new DeviceException(
+            OpenClDevice.this.name()
+                + ", kernel "
+                + name
+                + ": clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE) failed: "
+                + CL.stringFor_errorCode(r));
+      }
+      return java.util.OptionalInt.of((int) Math.min(Integer.MAX_VALUE, size[0]));
+    }
+
+    @Override
     public void launch(LaunchConfig config, Object... args) {
       String where = OpenClDevice.this.name() + ", kernel " + name;
       signature.checkArguments(where, args);

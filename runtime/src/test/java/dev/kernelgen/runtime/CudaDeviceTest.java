@@ -113,6 +113,26 @@ class CudaDeviceTest {
   }
 
   @Test
+  void kernelResourcesLimitTheBlock() {
+    try (KernelModule m = gpu.loadModule(KernelBinary.Cuda.ptx("test", PTX));
+        KernelModule capped =
+            gpu.loadModule(
+                KernelBinary.Cuda.ptx("capped", PTX.replace(")\n{", ") .maxntid 64, 1, 1\n{")))) {
+      KernelSignature sig = KernelSignature.of(POINTER, POINTER, FLOAT32, INT32);
+      KernelFunction f = m.function("scale_add", sig);
+      assertThat(f.registersPerThread().getAsInt()).isPositive();
+      assertThat(f.maxThreadsPerBlock().getAsInt()).isBetween(1, gpu.maxThreadsPerBlock());
+      assertThat(f.cannotLaunch(LaunchConfig.of(1, 128))).isNull();
+      // A kernel whose block is capped at 64 threads (as too many registers per thread would).
+      KernelFunction c = capped.function("scale_add", sig);
+      assertThat(c.maxThreadsPerBlock().getAsInt()).isEqualTo(64);
+      assertThat(c.cannotLaunch(LaunchConfig.of(1, 64))).isNull();
+      assertThat(c.cannotLaunch(LaunchConfig.of(1, 128)))
+          .contains("kernel scale_add uses", "registers per thread", "at most 64 threads", "128");
+    }
+  }
+
+  @Test
   void loadsPtxLaunchesAndCopiesBack() {
     int n = 1000;
     float[] a = new float[n];

@@ -71,6 +71,19 @@ class OpenClDeviceTest {
   }
 
   @Test
+  void kernelWorkGroupSizeLimitsTheBlock() {
+    String src = "__kernel void k(__global int* x) { x[get_global_id(0)] = 3; }";
+    try (KernelModule m = cl.loadModule(new KernelBinary.OpenCl("wg", src))) {
+      KernelFunction f = m.function("k", KernelSignature.of(POINTER));
+      int max = f.maxThreadsPerBlock().getAsInt();
+      assertThat(max).isPositive();
+      assertThat(f.cannotLaunch(LaunchConfig.of(1, max))).isNull();
+      assertThat(f.cannotLaunch(LaunchConfig.of(1, max + 1)))
+          .contains("kernel k can launch at most " + max + " threads per block");
+    }
+  }
+
+  @Test
   void aSyntaxErrorGivesTheBuildLog() {
     String bad = "__kernel void broken(__global float* x) { x[0] = 1.0f +; }";
     assertThatThrownBy(() -> cl.loadModule(new KernelBinary.OpenCl("broken", bad)))

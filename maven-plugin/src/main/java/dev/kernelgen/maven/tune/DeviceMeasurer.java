@@ -239,6 +239,14 @@ public final class DeviceMeasurer implements Measurer {
                 new int[] {(int) g[3], (int) g[4], (int) g[5]},
                 0));
       }
+      // Too many registers per thread for the block (or shared memory): known once the module is
+      // loaded, before anything runs.
+      for (int i = 0; i < fns.size(); i++) {
+        String why = fns.get(i).cannotLaunch(configs.get(i));
+        if (why != null) {
+          return Measurement.failed(b.config(), Measurement.Status.INVALID, b.trace(), why);
+        }
+      }
       Object[] args = buffers.toArray();
       Runnable launch =
           () -> {

@@ -124,6 +124,20 @@ public final class DeviceOperator implements AutoCloseable {
     return List.copyOf(configs);
   }
 
+  /**
+   * Why one of the kernels cannot launch with its block on this device (registers or shared memory
+   * per thread too many for the block), or null.
+   */
+  public String cannotLaunch() {
+    for (int i = 0; i < functions.size(); i++) {
+      String why = functions.get(i).cannotLaunch(configs.get(i));
+      if (why != null) {
+        return why;
+      }
+    }
+    return null;
+  }
+
   public int kernelCount() {
     return functions.size();
   }

@@ -285,6 +285,10 @@ final class GpuTuning {
         DeviceBuffer output = device.allocate(DataType.FLOAT32, w.outputSize());
         buffers.add(output);
         try (DeviceOperator op = new DeviceOperator(device, b.compiled(), Map.of())) {
+          String why = op.cannotLaunch();
+          if (why != null) {
+            return Measurement.failed(b.config(), Measurement.Status.INVALID, b.trace(), why);
+          }
           op.launch(buffers);
           device.synchronize();
           HostTensor got = HostTensor.zeros(DataType.FLOAT32, w.outputSize());
