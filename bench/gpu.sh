@@ -11,6 +11,8 @@
 #   bench/gpu.sh tests OUT      on the GPU machine: the test classes of runtime and gpu-bench (the
 #                               CUDA ones run there) without Maven, to OUT/device-tests.txt
 #   bench/gpu.sh sample OUT     on the GPU machine: the depthwise sample's launchers on every device
+#   bench/gpu.sh tune OUT       on the GPU machine: kernels:tune (Maven, offline) of the sample's
+#                               thread-pair operator on CUDA: the article's table
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel (small shapes)
 #
@@ -24,7 +26,19 @@ if [[ $cmd == prepare ]]; then
   export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
   [[ -x $JAVA_HOME/bin/jlink ]] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
   ./mvnw -q -pl samples/gpu-bench -am package -DskipTests >/dev/null
-  [[ -x .device/jre/bin/java ]] || ../shared/device/jre.sh >/dev/null
+  mkdir -p .device
+  grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >>.git/info/exclude
+  # One Java runtime for the benchmarks, the tests and Maven (which compiles the specs: jdk.compiler),
+  # sent as an xz archive (about 23 MB instead of 87): it and Maven must fit in the 64 MiB sent.
+  modules=java.base,java.logging,jdk.unsupported,java.xml,java.naming,java.management,java.compiler,jdk.compiler,jdk.zipfs
+  if [[ ! -f .device/jre.tar.xz || $(cat .device/jre.modules 2>/dev/null) != "$modules" ]]; then
+    rm -rf .device/jre .device/jre.tar.xz
+    "$JAVA_HOME/bin/jlink" --add-modules $modules --strip-debug --no-man-pages --no-header-files \
+      --compress=zip-0 --output .device/jre
+    tar -cJf .device/jre.tar.xz -C .device jre
+    echo "$modules" >.device/jre.modules
+  fi
+  rm -rf .device/jre
   rm -rf .device/lib && mkdir -p .device/lib
   repo=${HOME}/.m2/repository
   for m in annotations compiler-core runtime; do
@@ -52,9 +66,35 @@ if [[ $cmd == prepare ]]; then
   tr ':' '\n' <.device/test/classpath.txt | grep -E '/(junit-|opentest4j|apiguardian|assertj)' |
     xargs -I{} cp {} .device/test/lib/
   rm .device/test/classpath.txt
+  # Maven, the plugin and what it needs, offline (bench/gpu.sh tune): the project's modules
+  # installed into a scratch repository, then the tune goal resolved once (PoCL here) into a
+  # repository of only what it uses.
+  scratch=$(mktemp -d)
+  cp -r "$repo" "$scratch/seed"
+  ./mvnw -q -o -Dmaven.repo.local="$scratch/seed" install -DskipTests -Dinvoker.skip=true \
+    -pl annotations,compiler-core,runtime,maven-plugin -am >/dev/null
+  mkdir -p "$scratch/bundle/m2/dev/kernelgen"
+  for m in parent annotations compiler-core runtime maven-plugin samples; do
+    cp -r "$scratch/seed/dev/kernelgen/kernelgen-$m" "$scratch/bundle/m2/dev/kernelgen/"
+  done
+  rm -rf "$scratch/seed"
+  ./mvnw -B -q -Dmaven.repo.local="$scratch/bundle/m2" -f samples/depthwise-conv/pom.xml \
+    dev.kernelgen:kernelgen-maven-plugin:0.1.0-SNAPSHOT:tune -Dkernels.targets=OPENCL \
+    -Dkernels.tune.operators=depthwiseThreadPairs -Dkernels.tune.trials=1 \
+    -Dkernels.tuningDirectory="$scratch/tuning" >/dev/null
+  cp -r "$(ls -d "$HOME"/.m2/wrapper/dists/apache-maven-3.9.16/*/ | head -1)" "$scratch/bundle/maven"
+  tar -cJf .device/maven.tar.xz -C "$scratch/bundle" maven m2
+  rm -rf "$scratch"
   du -sh .device
   exit 0
 fi
+
+# The Java runtime (and Maven, for tune) unpacked on first use on the GPU machine.
+unpack() {
+  [[ -d .device/$1 ]] || python3 -c "import tarfile,sys; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" \
+    ".device/$2" .device
+}
+unpack jre jre.tar.xz
 
 plain_java=(.device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".device/lib/*")
 # JVM signal chaining: the NVIDIA driver's signal handlers otherwise replace the JVM's, and the
@@ -85,6 +125,20 @@ if [[ $cmd == sample ]]; then
     "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp_sample" \
       dev.kernelgen.samples.depthwise.DepthwiseMain --all --iterations 1000 $shape
   done 2>&1 | tee "$out/sample-depthwise-conv.txt"
+  exit 0
+fi
+
+# The seed article's thread-pair search through the Maven goal, as a user runs it: kernels:tune on
+# the depthwise sample's [1,256,32,32] operator, CUDA, offline with the Maven and repository sent.
+if [[ $cmd == tune ]]; then
+  out=${2:?usage: bench/gpu.sh tune OUT_DIR}
+  mkdir -p "$out"
+  unpack maven maven.tar.xz
+  JAVA_HOME=$PWD/.device/jre LD_PRELOAD=$PWD/.device/jre/lib/libjsig.so \
+    .device/maven/bin/mvn -B -o -Dmaven.repo.local="$PWD/.device/m2" -f samples/depthwise-conv/pom.xml \
+    dev.kernelgen:kernelgen-maven-plugin:0.1.0-SNAPSHOT:tune -Dkernels.targets=CUDA \
+    -Dkernels.tune.operators=depthwiseThreadPairs -Dkernels.tune.trials=36 \
+    -Dkernels.tuningDirectory="$out/tuning" 2>&1 | tee "$out/kernels-tune.txt"
   exit 0
 fi
 

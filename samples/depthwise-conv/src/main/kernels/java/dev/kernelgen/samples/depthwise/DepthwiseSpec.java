@@ -79,6 +79,35 @@ public final class DepthwiseSpec {
   }
 
   /**
+   * The seed article's thread-pair search: its [1, 256, 32, 32] depthwise convolution with 32x32
+   * output blocks, and the threads per block (y, x) as the only two knobs, each 1 to 32. {@code
+   * kernels:tune} measures the 36 pairs on the GPU present and prints them as the article's table.
+   */
+  @Operator
+  public static OperatorDef depthwiseThreadPairs() {
+    Tensor input = placeholder("input", FLOAT32, 1, 256, 32, 32);
+    Tensor filter = placeholder("filter", FLOAT32, 256, 1, 3, 3);
+    Tensor output = Nn.depthwiseConv2dNchw(input, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
+    return OperatorDef.of(List.of(input, filter), output);
+  }
+
+  @Schedule(
+      operator = "depthwiseThreadPairs",
+      targets = {Target.CUDA, Target.OPENCL})
+  public static dev.kernelgen.schedule.Schedule threadPairs(OperatorDef op, Knobs knobs) {
+    return DepthwiseSchedules.gpu(
+        op.output(),
+        op.output(),
+        new DepthwiseSchedules.GpuConfig(
+            32,
+            32,
+            knobs.knob("threads_y", 8, 1, 2, 4, 16, 32),
+            knobs.knob("threads_x", 8, 1, 2, 4, 16, 32),
+            1,
+            1));
+  }
+
+  /**
    * Plane-parallel CPU schedule with vectorized rows; the Java target runs the same loops (its
    * parallel loop becomes a parallel stream).
    */
