@@ -187,10 +187,20 @@ public final class DepthwiseSchedules {
    * The knobs of the direct GPU schedule ({@link #gpuDirect}): each thread computes {@code rows}
    * vertically adjacent outputs of one column; a block is {@code threadsY x threadsX} threads.
    */
-  public record DirectConfig(int rows, int threadsY, int threadsX) {
+  public record DirectConfig(int rows, int threadsY, int threadsX, boolean localInput) {
+    public DirectConfig(int rows, int threadsY, int threadsX) {
+      this(rows, threadsY, threadsX, true);
+    }
+
     @Override
     public String toString() {
-      return "direct rows=" + rows + " threads=" + threadsY + "x" + threadsX;
+      return "direct rows="
+          + rows
+          + " threads="
+          + threadsY
+          + "x"
+          + threadsX
+          + (localInput ? " local input" : "");
     }
   }
 
@@ -200,11 +210,14 @@ public final class DepthwiseSchedules {
    * {@code threadsX} columns (blockIdx.x); thread (y, x) computes the {@code rows} outputs of
    * column x in rows y*rows ... y*rows+rows-1, their sums in registers ({@code local}), the taps
    * and rows unrolled. The padded input is inlined (a bounds select per load) and read from global
-   * memory through L1: consecutive threads read consecutive columns (coalesced), the rows of a
-   * thread share the input rows they overlap on (after unrolling the compiler loads each once), and
-   * the halo rows and columns that neighbouring threads and blocks read again come from L1 and L2,
-   * so that DRAM sees the input about once. scale_shift and relu, when {@code out} is the fused
-   * operator, are applied to the registers before the one store.
+   * memory through L1: consecutive threads read consecutive columns (coalesced), and the halo rows
+   * and columns that neighbouring threads and blocks read again come from L1 and L2, so that DRAM
+   * sees the input about once. With {@code localInput} the window a thread needs ({@code rows} plus
+   * the filter's height minus one rows, the filter's width columns) is first loaded into registers
+   * ({@code cache_read} to {@code local} at the thread), each value once with its bounds select,
+   * and the taps read the registers; without it, each tap loads (the compiler merges only the
+   * unconditional loads). scale_shift and relu, when {@code out} is the fused operator, are applied
+   * to the registers before the one store.
    */
   public static Schedule gpuDirect(Tensor conv, Tensor out, DirectConfig k) {
     Schedule s = Schedule.create(out);
@@ -244,6 +257,14 @@ public final class DepthwiseSchedules {
     }
     for (IterVar iv : sa.axis()) {
       sa.unroll(iv);
+    }
+    if (k.localInput()) {
+      Tensor source = padded != null ? padded : conv.op().inputs().get(0);
+      Stage window = s.stage(s.cacheRead(source, "local", acc));
+      window.computeAt(so, w.inner());
+      for (IterVar iv : window.axis()) {
+        window.unroll(iv);
+      }
     }
     return s;
   }

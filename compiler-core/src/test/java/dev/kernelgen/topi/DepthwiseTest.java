@@ -49,7 +49,7 @@ class DepthwiseTest {
     for (var cfg :
         new DepthwiseSchedules.DirectConfig[] {
           new DepthwiseSchedules.DirectConfig(4, 2, 8),
-          new DepthwiseSchedules.DirectConfig(3, 4, 16)
+          new DepthwiseSchedules.DirectConfig(3, 4, 16, false)
         }) {
       GpuCheck.check(DepthwiseSchedules.gpuDirect(conv, conv, cfg), Map.of());
       GpuCheck.check(DepthwiseSchedules.gpuDirect(conv, fused, cfg), Map.of());

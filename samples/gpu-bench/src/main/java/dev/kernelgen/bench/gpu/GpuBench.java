@@ -168,7 +168,7 @@ public final class GpuBench {
           }
           double searchS = round((System.nanoTime() - t0) / 1e9);
           Map<String, Object> seed = measure(device, w, fused, GpuConfig.seed(), null);
-          r = measure(device, w, fused, bestConfig, bestSchedule, null);
+          r = measure(device, w, fused, bestConfig, ss, bestSchedule, null);
           r.put("seed_config", GpuConfig.seed().toString());
           r.put("seed_us", seed.get("ours_us"));
           r.put("seed_gpu_us", seed.get("ours_gpu_us"));
@@ -330,18 +330,21 @@ public final class GpuBench {
   static Map<String, Object> measure(
       Device device, Workload w, boolean fused, GpuConfig k, DeviceOperator.Compiled pre) {
     SeedSchedules s = SeedSchedules.of(w);
-    return measure(device, w, fused, k.toString(), fused ? s.fused(k) : s.plain(k), pre);
+    return measure(device, w, fused, k.toString(), s, fused ? s.fused(k) : s.plain(k), pre);
   }
 
-  /** Checks one workload's kernel, scheduled by {@code schedule}, then times it. */
+  /**
+   * Checks one workload's kernel, scheduled by {@code schedule} (a schedule of {@code s}'s
+   * tensors), then times it.
+   */
   static Map<String, Object> measure(
       Device device,
       Workload w,
       boolean fused,
       String config,
+      SeedSchedules s,
       Schedule schedule,
       DeviceOperator.Compiled pre) {
-    SeedSchedules s = SeedSchedules.of(w);
     List<Tensor> args = fused ? s.fusedArgs() : s.plainArgs();
     DeviceOperator.Compiled c =
         pre != null

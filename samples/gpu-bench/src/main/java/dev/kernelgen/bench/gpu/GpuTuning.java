@@ -120,7 +120,8 @@ final class GpuTuning {
     int rows = k.knob("rows", 4, 1, 2, 8, 16);
     int ty = k.knob("threads_y", 4, 1, 2, 8);
     int tx = k.knob("threads_x", 32, 16, 64, 128);
-    return new DirectConfig(rows, ty, tx);
+    int local = k.knob("local_input", 1, 0);
+    return new DirectConfig(rows, ty, tx, local == 1);
   }
 
   static TuningTask directTask(Device device, Workload w, boolean fused) {

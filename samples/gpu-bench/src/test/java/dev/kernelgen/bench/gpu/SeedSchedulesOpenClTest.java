@@ -64,7 +64,7 @@ class SeedSchedulesOpenClTest {
   void directScheduleMatchesTheOracle(Workload w) {
     SeedSchedules s = SeedSchedules.of(w);
     for (DirectConfig k :
-        new DirectConfig[] {new DirectConfig(4, 4, 32), new DirectConfig(3, 2, 8)}) {
+        new DirectConfig[] {new DirectConfig(4, 4, 32), new DirectConfig(3, 2, 8, false)}) {
       assertThat(OracleCheck.check(device, s.plainDirect(k), s.plainArgs(), "plain_direct"))
           .as("plain %s", k)
           .isNull();
