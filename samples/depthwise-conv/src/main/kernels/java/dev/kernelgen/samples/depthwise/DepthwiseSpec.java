@@ -8,7 +8,6 @@ import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
 import dev.kernelgen.annotations.Schedule;
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.spec.DefaultSchedules;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IntImm;
@@ -128,10 +127,15 @@ public final class DepthwiseSpec {
 
   private static dev.kernelgen.schedule.Schedule gpuSchedule(
       OperatorDef op, Tensor conv, Knobs knobs) {
-    // Shared-memory tiles need constant sizes: the tiled schedule is for the specialized shape,
-    // the generic kernels take one thread per output element.
+    // Shared-memory tiles need constant sizes: the tiled schedule is for the specialized shape;
+    // the generic kernels (any c, h, w) take the direct schedule, whose registers per thread
+    // depend only on the rows per thread and the filter.
     if (!(op.input("input").shape().get(2) instanceof IntImm)) {
-      return DefaultSchedules.gpu(op, knobs);
+      return DepthwiseSchedules.gpuDirect(
+          conv,
+          op.output(),
+          new DepthwiseSchedules.DirectConfig(
+              knobs.knob("rows", 4, 2, 8), 4, knobs.knob("threads_x", 32, 64), true));
     }
     DepthwiseSchedules.GpuConfig cfg =
         new DepthwiseSchedules.GpuConfig(
