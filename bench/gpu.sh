@@ -104,14 +104,14 @@ java=(env "LD_PRELOAD=$PWD/.device/jre/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}
 export PATH=$PATH:/usr/local/cuda/bin
 
 # The tests that need a CUDA device (runtime's CudaDeviceTest, every library operator and seed
-# schedule on CUDA against the oracle), with the others of those classes, run by DeviceTests.
+# schedule on CUDA against the oracle), with the others of those classes, run by DeviceTestRunner.
 if [[ $cmd == tests ]]; then
   out=${2:?usage: bench/gpu.sh tests OUT_DIR}
   mkdir -p "$out"
   classes=$(cd .device/test && find runtime gpu-bench -name '*Test.class' | sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
   cp_tests=".device/lib/*:.device/test/runtime:.device/test/gpu-bench:.device/test/lib/*"
   "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp_tests" \
-    dev.kernelgen.bench.gpu.DeviceTests $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
+    dev.kernelgen.bench.gpu.DeviceTestRunner $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
   exit 0
 fi
 

@@ -20,10 +20,10 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
  * container (successful, skipped with its reason, failed with its exception) and the summary; exits
  * with 1 when a test failed.
  *
- * <p>Usage: {@code DeviceTests CLASS...}.
+ * <p>Usage: {@code DeviceTestRunner CLASS...}.
  */
-public final class DeviceTests {
-  private DeviceTests() {}
+public final class DeviceTestRunner {
+  private DeviceTestRunner() {}
 
   public static void main(String[] args) {
     LauncherDiscoveryRequest request =
