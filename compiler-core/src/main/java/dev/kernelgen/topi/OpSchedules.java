@@ -362,6 +362,44 @@ public final class OpSchedules {
     return new int[] {2, 8, 4, 2, 8, 8};
   }
 
+  /**
+   * Configurations of {@link #conv2dGpu} worth timing on a GPU for 3x3 convolutions of 56 x 56
+   * images with 64 channels (knobs tile_f, threads_f, thread_rows, threads_h, threads_w, tile_c),
+   * the two defaults first. The large tiles (64 or 32 channels, 8 or 4 rows of 28 or 32 columns)
+   * are for many images, the small ones (16 or 32 channels of 8 x 8 pixels, or 4 x 28) for one
+   * image, where the grid must still cover the SMs. Each fits the 48 KiB of static shared memory.
+   */
+  public static List<Map<String, Integer>> conv2dGpuCandidates() {
+    int[][] c = {
+      {8, 8, 8, 1, 28, 8},
+      {2, 8, 4, 2, 8, 8},
+      // many images
+      {8, 8, 8, 1, 28, 4},
+      {8, 8, 4, 2, 28, 8},
+      {8, 8, 4, 1, 28, 8},
+      {4, 8, 8, 1, 28, 8},
+      {8, 8, 8, 1, 16, 8},
+      {8, 8, 8, 1, 32, 8},
+      {8, 4, 8, 1, 28, 8},
+      {4, 16, 8, 1, 14, 8},
+      // one image
+      {4, 4, 4, 2, 8, 8},
+      {4, 8, 4, 2, 8, 8},
+      {2, 8, 2, 4, 8, 8},
+      {4, 4, 4, 1, 28, 8},
+      {2, 8, 4, 1, 28, 8},
+      {2, 4, 4, 2, 8, 8},
+      {2, 8, 4, 2, 8, 4},
+      {4, 4, 2, 4, 8, 8},
+      {1, 16, 4, 2, 8, 8},
+    };
+    List<Map<String, Integer>> out = new java.util.ArrayList<>();
+    for (int[] v : c) {
+      out.add(convConfig(v[0], v[1], v[2], v[3], v[4], v[5]));
+    }
+    return out;
+  }
+
   private static long ceilDiv(long a, long b) {
     return (a + b - 1) / b;
   }
@@ -483,23 +521,23 @@ public final class OpSchedules {
     return m;
   }
 
-  /** The knobs of {@link #conv2dGpu}, in the order of its javadoc. */
+  /** The knobs of {@link #conv2dGpu} set to the given values. */
   public static Knobs convKnobs(
       int tileF, int threadsF, int threadRows, int threadsH, int threadsW, int tileC) {
-    return Knobs.configured(
-        Map.of(
-            "tile_f",
-            tileF,
-            "threads_f",
-            threadsF,
-            "thread_rows",
-            threadRows,
-            "threads_h",
-            threadsH,
-            "threads_w",
-            threadsW,
-            "tile_c",
-            tileC));
+    return Knobs.configured(convConfig(tileF, threadsF, threadRows, threadsH, threadsW, tileC));
+  }
+
+  /** A configuration of {@link #conv2dGpu}'s knobs, in the order they are asked. */
+  public static Map<String, Integer> convConfig(
+      int tileF, int threadsF, int threadRows, int threadsH, int threadsW, int tileC) {
+    Map<String, Integer> m = new LinkedHashMap<>();
+    m.put("tile_f", tileF);
+    m.put("threads_f", threadsF);
+    m.put("thread_rows", threadRows);
+    m.put("threads_h", threadsH);
+    m.put("threads_w", threadsW);
+    m.put("tile_c", tileC);
+    return m;
   }
 
   /** The arguments of a sample schedule: its inputs, then its outputs. */
