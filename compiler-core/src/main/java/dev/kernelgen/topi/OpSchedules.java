@@ -3,6 +3,7 @@ package dev.kernelgen.topi;
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
+import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
@@ -27,11 +28,14 @@ import java.util.Map;
  *       thread tile of {@code thread_tile_y x thread_tile_x}; the tiles of A and B that a step of
  *       {@code tile_k} needs are cached in shared memory, loaded by all threads of the block
  *       together.
- *   <li>conv2d (direct, NCHW) on a GPU: each thread computes {@code tile_f} output channels of one
- *       pixel in local memory, so that each input value it loads is used {@code tile_f} times;
- *       pixels over threadIdx.x (coalesced), channel groups over blockIdx.y, batch over blockIdx.z;
- *       the filter values are the same for all threads of a block (broadcast loads through L1);
- *       {@code tile_c} splits the input channels.
+ *   <li>conv2d (direct, NCHW) on a GPU: an implicit GEMM like matmul's, output channels as rows,
+ *       the pixels of a 2-d output tile as columns, (input channel, filter row, filter column) as
+ *       the reduction. A block computes {@code threads_f * tile_f} channels of a {@code threads_h *
+ *       thread_rows x threads_w} pixel tile, each of its {@code threads_f x threads_h * threads_w}
+ *       threads {@code tile_f} channels of {@code thread_rows} pixels of one column in registers;
+ *       per {@code tile_c} input channels the input tile with its halo (padding applied in the
+ *       load) and the filter chunk are cached in shared memory, loaded by all threads together. The
+ *       defaults depend on the number of blocks the shape gives (see {@link #conv2dGpu}).
  *   <li>softmax (any elementwise output after a row reduction) on a GPU: {@code rows_per_block}
  *       rows per block, a thread per row with the row's reductions in local memory.
  * </ul>
@@ -189,11 +193,9 @@ public final class OpSchedules {
    * The GPU schedule of a matmul {@code out}; elementwise stages after it become a second kernel of
    * one thread per element.
    *
-   * <p>The accumulation is in the output (global memory, cached in L1/L2) rather than in a {@code
-   * cache_write} local tile: the shared tiles of A and B must be computed at the reduction's outer
-   * loop, and bound inference does not relax the thread loops that enclose a shared stage attached
-   * inside them (each thread would size and fill the shared tile for its own rows only). With the
-   * k.outer loop outside the thread loops the tiles are per block, as they must be.
+   * <p>The shared tiles are attached at the local stage's k.outer loop, inside the thread loops:
+   * bound inference relaxes the threadIdx loops that enclose a shared stage, so that each tile is
+   * the block's (SharedStageInsideThreadLoopsTest), and all threads of the block load it together.
    */
   public static Schedule matmulGpu(Tensor out, Knobs k) {
     int ty = k.knob("threads_y", 16, 8, 32);
@@ -269,6 +271,10 @@ public final class OpSchedules {
     int threadsH = k.knob("threads_h", prefer(d[3], 1, 2, 4, 8));
     int threadsW = k.knob("threads_w", prefer(d[4], 28, 32, 16, 14, 8, 4));
     int tc = k.knob("tile_c", prefer(d[5], 8, 4, 16, 2, 1));
+    UserError.check(
+        (long) threadsF * threadsH * threadsW <= 1024,
+        "conv2d: threads_f * threads_h * threads_w = %d threads per block, more than 1024",
+        threadsF * threadsH * threadsW);
     Schedule s = Schedule.create(out);
     inlineInjective(s);
     Tensor local;
@@ -288,6 +294,8 @@ public final class OpSchedules {
     }
     Tensor is = s.cacheRead(source, "shared", local);
     Tensor fs = s.cacheRead(DepthwiseSchedules.filterOf(conv), "shared", local);
+    // Output [n, f, y, x]: f into (block, thread, register), y into (block, thread, register),
+    // x into (block, thread); the two pixel thread axes fused into threadIdx.x, columns fastest.
     Stage.Split f = so.split(so.axis(1), (long) threadsF * tf);
     Stage.Split ft = so.split(f.inner(), tf);
     Stage.Split y = so.split(so.axis(2), (long) threadsH * rows);
@@ -312,6 +320,10 @@ public final class OpSchedules {
     so.bind(pixels, ThreadTag.THREAD_X);
     so.unroll(ft.inner());
     so.unroll(yt.inner());
+    // Each thread's register tile: the reduction's input-channel chunks outermost (the shared
+    // tiles are loaded there), then (rc.inner, di, dj) with the tile_f x thread_rows
+    // multiply-adds unrolled inside, so that the input rows loaded for one tap are reused by the
+    // next row's taps and every filter value by all rows.
     Stage sl = s.stage(local);
     sl.computeAt(so, pixels);
     Stage.Split rc = sl.split(sl.reduceAxis(0), tc);
