@@ -267,7 +267,7 @@ public final class OpSchedules {
     int[] d = conv2dGpuDefaults(constShape(conv));
     int tf = k.knob("tile_f", prefer(d[0], 8, 4, 2, 1, 16));
     int threadsF = k.knob("threads_f", prefer(d[1], 8, 4, 2, 16, 1));
-    int rows = k.knob("thread_rows", prefer(d[2], 8, 4, 2, 1));
+    int rows = k.knob("thread_rows", prefer(d[2], 8, 4, 2, 1, 16, 14));
     int threadsH = k.knob("threads_h", prefer(d[3], 1, 2, 4, 8));
     int threadsW = k.knob("threads_w", prefer(d[4], 28, 32, 16, 14, 8, 4));
     int tc = k.knob("tile_c", prefer(d[5], 8, 4, 16, 2, 1));
@@ -377,16 +377,18 @@ public final class OpSchedules {
   /**
    * Configurations of {@link #conv2dGpu} worth timing on a GPU for 3x3 convolutions of 56 x 56
    * images with 64 channels (knobs tile_f, threads_f, thread_rows, threads_h, threads_w, tile_c),
-   * the two defaults first. The large tiles (64 or 32 channels, 8 or 4 rows of 28 or 32 columns)
-   * are for many images, the small ones (16 or 32 channels of 8 x 8 pixels, or 4 x 28) for one
-   * image, where the grid must still cover the SMs. Each fits the 48 KiB of static shared memory.
+   * the two defaults first. The large tiles (64 or 32 channels of 8 or 4 rows of 28 or 32 columns,
+   * 8 x 8 or 8 x 4 per thread: few shared loads per multiply-add) are for many images; 28 columns
+   * tile 56 exactly, 32 keep a warp's threads on one channel group (one filter address per load).
+   * The small ones (16 or 32 channels of 8 x 8 pixels, or 4 x 28) are for one image, where the grid
+   * must still cover the SMs. Each fits the 48 KiB of static shared memory and compiles for sm_90
+   * to at most 128 registers without spills.
    */
   public static List<Map<String, Integer>> conv2dGpuCandidates() {
     int[][] c = {
       {8, 8, 8, 1, 28, 8},
       {2, 8, 4, 2, 8, 8},
       // many images
-      {8, 8, 8, 1, 28, 4},
       {8, 8, 4, 2, 28, 8},
       {8, 8, 4, 1, 28, 8},
       {4, 8, 8, 1, 28, 8},
@@ -394,6 +396,7 @@ public final class OpSchedules {
       {8, 8, 8, 1, 32, 8},
       {8, 4, 8, 1, 28, 8},
       {4, 16, 8, 1, 14, 8},
+      {4, 8, 8, 1, 28, 16},
       // one image
       {4, 4, 4, 2, 8, 8},
       {4, 8, 4, 2, 8, 8},
