@@ -148,6 +148,17 @@ public final class OpsGpuBench {
       }
       out.add(Map.of("workload", e.getKey(), "ok", true));
     }
+    // conv2d's default for many images (the shape above gets the one for few): on the same shape.
+    Tensor conv = Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1);
+    Schedule large =
+        OpSchedules.conv2dGpu(conv, Knobs.configured(OpSchedules.conv2dGpuCandidates().get(0)));
+    String largeDiff = OracleCheck.check(device, large, List.of(in, f, conv), "check");
+    System.out.printf(
+        "check %-22s %s%n", "conv2d_large_tiles", largeDiff == null ? "ok" : "FAILED");
+    if (largeDiff != null) {
+      throw new IllegalStateException("conv2d_large_tiles differs from the oracle: " + largeDiff);
+    }
+    out.add(Map.of("workload", "conv2d_2x5x11x9_f6_large_tiles", "ok", true));
     Tensor lanes = Reduction.softmaxLanes(x, 32);
     String diff =
         OracleCheck.check(device, OpSchedules.softmaxLanesGpu(lanes), List.of(x, lanes), "check");

@@ -18,7 +18,10 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** {@code OpsGpuBench --conv-configs}: parsing the settings, and timing them on a small conv2d. */
+/**
+ * {@code OpsGpuBench}'s checks of the default schedules, and {@code --conv-configs}: parsing the
+ * settings and timing them on a small conv2d.
+ */
 class OpsGpuBenchConvConfigsTest {
   @Test
   void parsesCandidatesAndExplicitSettings() {
@@ -26,6 +29,13 @@ class OpsGpuBenchConvConfigsTest {
     assertThat(OpsGpuBench.convConfigs("candidates")).isEqualTo(OpSchedules.conv2dGpuCandidates());
     assertThat(OpsGpuBench.convConfigs("tile_f=4, threads_f=2;tile_c=1"))
         .containsExactly(Map.of("tile_f", 4, "threads_f", 2), Map.of("tile_c", 1));
+  }
+
+  @Test
+  void checksOfTheDefaultSchedulesPass() {
+    Optional<OpenClDevice> d = Devices.openCl();
+    assumeTrue(d.isPresent(), "no OpenCL device");
+    assertThat(OpsGpuBench.checks(d.get())).hasSize(5);
   }
 
   @Test
