@@ -8,6 +8,8 @@
 #                               OUT_DIR/torch.json and OUT_DIR/gpu-latest.json, prints the table
 #   bench/gpu.sh ops OUT_DIR    on the GPU machine: only the operator benchmark (matmul, softmax,
 #                               conv2d vs torch); the plain OUT_DIR run also does it (KG_OPS=0: not)
+#                               (arguments after OUT_DIR go to OpsGpuBench: e.g. --conv-configs
+#                               candidates times conv2d's candidate knob settings, see OpsGpuBench)
 #   bench/gpu.sh tests OUT      on the GPU machine: the test classes of runtime and gpu-bench (the
 #                               CUDA ones run there) without Maven, to OUT/device-tests.txt
 #   bench/gpu.sh sample OUT     on the GPU machine: the depthwise sample's launchers on every device
@@ -156,14 +158,14 @@ fi
 # Operators (issue 5): matmul, softmax, conv2d with the untuned default schedules beside torch
 # (cuBLAS, cuDNN): writes OUT_DIR/ops-ours.json, ops-torch.json, ops-gpu-latest.json, ops-table.txt.
 run_ops() {
-  "${java[@]}" dev.kernelgen.bench.gpu.OpsGpuBench "$1" 2>&1 | tee "$1/ops-ours.log"
+  "${java[@]}" dev.kernelgen.bench.gpu.OpsGpuBench "$@" 2>&1 | tee "$1/ops-ours.log"
   python3 bench/ops_torch.py "$1/ops-torch.json" --ours "$1/ops-ours.json" \
     --merged "$1/ops-gpu-latest.json" 2>&1 | tee "$1/ops-table.txt"
 }
 if [[ $cmd == ops ]]; then
   out=${2:?usage: bench/gpu.sh ops OUT_DIR}
   mkdir -p "$out"
-  run_ops "$out"
+  run_ops "$out" "${@:3}"
   exit 0
 fi
 

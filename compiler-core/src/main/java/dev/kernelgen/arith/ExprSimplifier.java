@@ -140,24 +140,54 @@ final class ExprSimplifier extends ExprMutator {
 
   /**
    * {@code floordiv(x, c)*c*k + floormod(x, c)*k} is {@code x*k}: the sum that undoes a split of a
-   * fused index.
+   * fused index; and {@code floormod(floordiv(x, c), b)*c*k + floormod(x, c)*k} is {@code
+   * floormod(x, c*b)*k}, which undoes it step by step where a fused index is split into several
+   * axes (a cached tile loaded through one fused loop: its flat offset becomes the loop index).
    */
   private LinearForm mergeDivMod(LinearForm f) {
     LinearForm out = f;
-    for (var t : new ArrayList<>(f.terms.entrySet())) {
-      if (t.getKey() instanceof Binary mod
-          && mod.op() == BinOp.FLOOR_MOD
-          && mod.b() instanceof IntImm c
-          && c.value() > 0
-          && out.terms.containsKey(mod)) {
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (var t : new ArrayList<>(out.terms.entrySet())) {
+        if (!(t.getKey() instanceof Binary mod
+            && mod.op() == BinOp.FLOOR_MOD
+            && mod.b() instanceof IntImm c
+            && c.value() > 0
+            && out.terms.containsKey(mod))) {
+          continue;
+        }
         long k = out.terms.get(mod);
+        long kc = Math.multiplyExact(k, c.value());
         Expr div = Binary.of(BinOp.FLOOR_DIV, mod.a(), c);
         Long divCoeff = out.terms.get(div);
-        if (divCoeff != null && divCoeff == Math.multiplyExact(k, c.value())) {
+        if (divCoeff != null && divCoeff == kc) {
           out = out.copy();
           out.terms.remove(mod);
           out.terms.remove(div);
           out.addScaled(linear(mod.a(), true), k);
+          changed = true;
+          continue;
+        }
+        Binary outer = null;
+        for (var u : out.terms.entrySet()) {
+          if (u.getValue() == kc
+              && u.getKey() instanceof Binary m
+              && m.op() == BinOp.FLOOR_MOD
+              && m.b() instanceof IntImm b
+              && b.value() > 0
+              && m.a().equals(div)) {
+            outer = m;
+            break;
+          }
+        }
+        if (outer != null) {
+          long cb = Math.multiplyExact(c.value(), ((IntImm) outer.b()).value());
+          out = out.copy();
+          out.terms.remove(mod);
+          out.terms.remove(outer);
+          out.addScaled(linear(divModByConst(false, mod.a(), cb), true), k);
+          changed = true;
         }
       }
     }

@@ -3,6 +3,7 @@ package dev.kernelgen.topi;
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
+import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
@@ -27,11 +28,14 @@ import java.util.Map;
  *       thread tile of {@code thread_tile_y x thread_tile_x}; the tiles of A and B that a step of
  *       {@code tile_k} needs are cached in shared memory, loaded by all threads of the block
  *       together.
- *   <li>conv2d (direct, NCHW) on a GPU: each thread computes {@code tile_f} output channels of one
- *       pixel in local memory, so that each input value it loads is used {@code tile_f} times;
- *       pixels over threadIdx.x (coalesced), channel groups over blockIdx.y, batch over blockIdx.z;
- *       the filter values are the same for all threads of a block (broadcast loads through L1);
- *       {@code tile_c} splits the input channels.
+ *   <li>conv2d (direct, NCHW) on a GPU: an implicit GEMM like matmul's, output channels as rows,
+ *       the pixels of a 2-d output tile as columns, (input channel, filter row, filter column) as
+ *       the reduction. A block computes {@code threads_f * tile_f} channels of a {@code threads_h *
+ *       thread_rows x threads_w} pixel tile, each of its {@code threads_f x threads_h * threads_w}
+ *       threads {@code tile_f} channels of {@code thread_rows} pixels of one column in registers;
+ *       per {@code tile_c} input channels the input tile with its halo (padding applied in the
+ *       load) and the filter chunk are cached in shared memory, loaded by all threads together. The
+ *       defaults depend on the number of blocks the shape gives (see {@link #conv2dGpu}).
  *   <li>softmax (any elementwise output after a row reduction) on a GPU: {@code rows_per_block}
  *       rows per block, a thread per row with the row's reductions in local memory.
  * </ul>
@@ -189,11 +193,9 @@ public final class OpSchedules {
    * The GPU schedule of a matmul {@code out}; elementwise stages after it become a second kernel of
    * one thread per element.
    *
-   * <p>The accumulation is in the output (global memory, cached in L1/L2) rather than in a {@code
-   * cache_write} local tile: the shared tiles of A and B must be computed at the reduction's outer
-   * loop, and bound inference does not relax the thread loops that enclose a shared stage attached
-   * inside them (each thread would size and fill the shared tile for its own rows only). With the
-   * k.outer loop outside the thread loops the tiles are per block, as they must be.
+   * <p>The shared tiles are attached at the local stage's k.outer loop, inside the thread loops:
+   * bound inference relaxes the threadIdx loops that enclose a shared stage, so that each tile is
+   * the block's (SharedStageInsideThreadLoopsTest), and all threads of the block load it together.
    */
   public static Schedule matmulGpu(Tensor out, Knobs k) {
     int ty = k.knob("threads_y", 16, 8, 32);
@@ -241,15 +243,40 @@ public final class OpSchedules {
 
   /**
    * The GPU schedule of a direct NCHW convolution {@code out} ({@link Conv#conv2dNchw}, possibly
-   * followed by elementwise stages such as bias and relu).
+   * followed by elementwise stages such as bias and relu): an implicit GEMM in the manner of {@link
+   * #matmulGpu}, output channels as its rows, output pixels as its columns, (rc, di, dj) as its
+   * reduction.
+   *
+   * <p>A block computes {@code threads_f * tile_f} output channels of a {@code threads_h *
+   * thread_rows x threads_w} pixel tile of one image; its {@code threads_f x (threads_h *
+   * threads_w)} threads (threadIdx.y over channel groups, threadIdx.x over pixel columns and then
+   * row groups, so that a warp's stores and shared loads are consecutive) each accumulate {@code
+   * tile_f} channels of {@code thread_rows} pixels of one column in registers ({@code cache_write}
+   * local, or the convolution's own stage in local scope when elementwise stages follow it). For
+   * each chunk of {@code tile_c} input channels the block loads the input tile with its halo
+   * (padding inlined: the bounds are checked in the load, not in the inner loop) and the filter
+   * chunk into shared memory, all threads together; the inner loop over (rc, di, dj) is shared
+   * loads and {@code tile_f * thread_rows} multiply-adds.
+   *
+   * <p>Blocks: pixel tiles over blockIdx.x, channel tiles over blockIdx.y, batch over blockIdx.z.
+   * The defaults depend on the shape: where there are few images and pixel tiles (batch 1), smaller
+   * channel tiles and register tiles so that the grid still fills the GPU.
    */
   public static Schedule conv2dGpu(Tensor out, Knobs k) {
-    int threads = k.knob("threads", 64, 32, 128, 256);
-    int tf = k.knob("tile_f", 16, 4, 8, 32);
-    int tc = k.knob("tile_c", 8, 4, 16, 1);
+    Tensor conv = reductionOf(out);
+    int[] d = conv2dGpuDefaults(constShape(conv));
+    int tf = k.knob("tile_f", prefer(d[0], 8, 4, 2, 1, 16));
+    int threadsF = k.knob("threads_f", prefer(d[1], 8, 4, 2, 16, 1));
+    int rows = k.knob("thread_rows", prefer(d[2], 8, 4, 2, 1, 16, 14));
+    int threadsH = k.knob("threads_h", prefer(d[3], 1, 2, 4, 8));
+    int threadsW = k.knob("threads_w", prefer(d[4], 28, 32, 16, 14, 8, 4));
+    int tc = k.knob("tile_c", prefer(d[5], 8, 4, 16, 2, 1));
+    UserError.check(
+        (long) threadsF * threadsH * threadsW <= 1024,
+        "conv2d: threads_f * threads_h * threads_w = %d threads per block, more than 1024",
+        threadsF * threadsH * threadsW);
     Schedule s = Schedule.create(out);
     inlineInjective(s);
-    Tensor conv = reductionOf(out);
     Tensor local;
     Stage so;
     if (conv == out) {
@@ -260,17 +287,45 @@ public final class OpSchedules {
       s.stage(conv).setScope("local");
       so = s.stage(out);
     }
-    Stage.Split f = so.split(so.axis(1), tf);
-    IterVar pix = so.fuse(so.axis(2), so.axis(3));
-    Stage.Split p = so.split(pix, threads);
-    so.reorder(so.axis(0), f.outer(), p.outer(), p.inner(), f.inner());
+    Tensor padded = DepthwiseSchedules.paddedInput(conv);
+    Tensor source = padded != null ? padded : conv.op().inputs().get(0);
+    if (padded != null) {
+      s.stage(padded).computeInline();
+    }
+    Tensor is = s.cacheRead(source, "shared", local);
+    Tensor fs = s.cacheRead(DepthwiseSchedules.filterOf(conv), "shared", local);
+    // Output [n, f, y, x]: f into (block, thread, register), y into (block, thread, register),
+    // x into (block, thread); the two pixel thread axes fused into threadIdx.x, columns fastest.
+    Stage.Split f = so.split(so.axis(1), (long) threadsF * tf);
+    Stage.Split ft = so.split(f.inner(), tf);
+    Stage.Split y = so.split(so.axis(2), (long) threadsH * rows);
+    Stage.Split yt = so.split(y.inner(), rows);
+    Stage.Split x = so.split(so.axis(3), threadsW);
+    so.reorder(
+        so.axis(0),
+        f.outer(),
+        y.outer(),
+        x.outer(),
+        ft.outer(),
+        yt.outer(),
+        x.inner(),
+        ft.inner(),
+        yt.inner());
+    IterVar tiles = so.fuse(y.outer(), x.outer());
+    IterVar pixels = so.fuse(yt.outer(), x.inner());
     so.bind(so.axis(0), ThreadTag.BLOCK_Z);
     so.bind(f.outer(), ThreadTag.BLOCK_Y);
-    so.bind(p.outer(), ThreadTag.BLOCK_X);
-    so.bind(p.inner(), ThreadTag.THREAD_X);
-    so.unroll(f.inner());
+    so.bind(tiles, ThreadTag.BLOCK_X);
+    so.bind(ft.outer(), ThreadTag.THREAD_Y);
+    so.bind(pixels, ThreadTag.THREAD_X);
+    so.unroll(ft.inner());
+    so.unroll(yt.inner());
+    // Each thread's register tile: the reduction's input-channel chunks outermost (the shared
+    // tiles are loaded there), then (rc.inner, di, dj) with the tile_f x thread_rows
+    // multiply-adds unrolled inside, so that the input rows loaded for one tap are reused by the
+    // next row's taps and every filter value by all rows.
     Stage sl = s.stage(local);
-    sl.computeAt(so, p.inner());
+    sl.computeAt(so, pixels);
     Stage.Split rc = sl.split(sl.reduceAxis(0), tc);
     sl.reorder(
         rc.outer(),
@@ -281,9 +336,112 @@ public final class OpSchedules {
         sl.axis(1),
         sl.axis(2),
         sl.axis(3));
+    sl.unroll(sl.reduceAxis(1));
     sl.unroll(sl.reduceAxis(2));
     sl.unroll(sl.axis(1));
+    sl.unroll(sl.axis(2));
+    int threadsP = threadsH * threadsW;
+    DepthwiseSchedules.cooperativeFetch(s.stage(is), sl, rc.outer(), threadsF, threadsP);
+    DepthwiseSchedules.cooperativeFetch(s.stage(fs), sl, rc.outer(), threadsF, threadsP);
     return s;
+  }
+
+  /** The SMs of the GPU the defaults are sized for (an H100 / H200 has 132). */
+  static final int GPU_SMS = 132;
+
+  /**
+   * The default knobs of {@link #conv2dGpu} (tile_f, threads_f, thread_rows, threads_h, threads_w,
+   * tile_c) for output {@code [N, F, H, W]} (null: not constant). Large tiles where they give at
+   * least a block per SM: 64 channels of an 8-row tile as wide as fits the width best (28 of 56), 8
+   * x 8 per thread, so that each shared load feeds 5 to 8 multiply-adds. Else (few images, batch 1
+   * of 56 x 56) 16 channels of 8 x 8 pixels with 2 x 4 per thread: four times the blocks.
+   */
+  static int[] conv2dGpuDefaults(long[] shape) {
+    if (shape == null) {
+      return new int[] {8, 8, 8, 1, 28, 8};
+    }
+    int width = 32;
+    for (int w : new int[] {28, 16, 14, 8}) {
+      if (ceilDiv(shape[3], w) * w < ceilDiv(shape[3], width) * width) {
+        width = w;
+      }
+    }
+    long blocks =
+        shape[0] * ceilDiv(shape[1], 64) * ceilDiv(shape[2], 8) * ceilDiv(shape[3], width);
+    if (blocks >= GPU_SMS) {
+      return new int[] {8, 8, 8, 1, width, 8};
+    }
+    return new int[] {2, 8, 4, 2, 8, 8};
+  }
+
+  /**
+   * Configurations of {@link #conv2dGpu} worth timing on a GPU for 3x3 convolutions of 56 x 56
+   * images with 64 channels (knobs tile_f, threads_f, thread_rows, threads_h, threads_w, tile_c),
+   * the two defaults first. The large tiles (64 or 32 channels of 8 or 4 rows of 28 or 32 columns,
+   * 8 x 8 or 8 x 4 per thread: few shared loads per multiply-add) are for many images; 28 columns
+   * tile 56 exactly, 32 keep a warp's threads on one channel group (one filter address per load).
+   * The small ones (16 or 32 channels of 8 x 8 pixels, or 4 x 28) are for one image, where the grid
+   * must still cover the SMs. Each fits the 48 KiB of static shared memory and compiles for sm_90
+   * to at most 128 registers without spills.
+   */
+  public static List<Map<String, Integer>> conv2dGpuCandidates() {
+    int[][] c = {
+      {8, 8, 8, 1, 28, 8},
+      {2, 8, 4, 2, 8, 8},
+      // many images
+      {8, 8, 4, 2, 28, 8},
+      {8, 8, 4, 1, 28, 8},
+      {4, 8, 8, 1, 28, 8},
+      {8, 8, 8, 1, 16, 8},
+      {8, 8, 8, 1, 32, 8},
+      {8, 4, 8, 1, 28, 8},
+      {4, 16, 8, 1, 14, 8},
+      {4, 8, 8, 1, 28, 16},
+      // one image
+      {4, 4, 4, 2, 8, 8},
+      {4, 8, 4, 2, 8, 8},
+      {2, 8, 2, 4, 8, 8},
+      {4, 4, 4, 1, 28, 8},
+      {2, 8, 4, 1, 28, 8},
+      {2, 4, 4, 2, 8, 8},
+      {2, 8, 4, 2, 8, 4},
+      {4, 4, 2, 4, 8, 8},
+      {1, 16, 4, 2, 8, 8},
+    };
+    List<Map<String, Integer>> out = new java.util.ArrayList<>();
+    for (int[] v : c) {
+      out.add(convConfig(v[0], v[1], v[2], v[3], v[4], v[5]));
+    }
+    return out;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return (a + b - 1) / b;
+  }
+
+  /** The shape of {@code t} when every extent is a constant, else null. */
+  private static long[] constShape(Tensor t) {
+    long[] r = new long[t.ndim()];
+    for (int d = 0; d < r.length; d++) {
+      if (!(t.shape().get(d) instanceof dev.kernelgen.te.IntImm c)) {
+        return null;
+      }
+      r[d] = c.value();
+    }
+    return r;
+  }
+
+  /** {@code choices} with {@code first} moved to the front: the knob's default. */
+  private static int[] prefer(int first, int... choices) {
+    int[] r = new int[choices.length];
+    r[0] = first;
+    int n = 1;
+    for (int c : choices) {
+      if (c != first) {
+        r[n++] = c;
+      }
+    }
+    return r;
   }
 
   /**
@@ -357,14 +515,43 @@ public final class OpSchedules {
     Tensor f = placeholder("Filter", FLOAT32, 6, 5, 3, 3);
     Tensor cb = placeholder("ConvBias", FLOAT32, 6, 1, 1);
     Tensor conv = Conv.conv2dNchw(in, f, 1, 1, Padding.same(11, 9, 3, 3, 1, 1, 1), 1);
-    Knobs ck = Knobs.configured(Map.of("threads", 32, "tile_f", 4, "tile_c", 4));
-    m.put("conv2d_gpu", conv2dGpu(conv, ck));
-    m.put("conv2d_bias_relu_gpu", conv2dGpu(Elementwise.relu(Elementwise.add(conv, cb)), ck));
+    // Tiles that do not divide the shape: 6 channels in tiles of 4 and 8, 11 x 9 pixels in tiles
+    // of 4 x 4, 2 x 8 and 8 x 28; 5 input channels in chunks of 2 and 4.
+    m.put("conv2d_gpu", conv2dGpu(conv, convKnobs(4, 1, 2, 2, 4, 2)));
+    m.put("conv2d_gpu_default", conv2dGpu(conv, Knobs.defaults()));
+    m.put("conv2d_gpu_wide", conv2dGpu(conv, convKnobs(2, 4, 1, 2, 8, 4)));
+    m.put("conv2d_gpu_tall", conv2dGpu(conv, convKnobs(8, 1, 8, 1, 28, 16)));
+    m.put(
+        "conv2d_bias_relu_gpu",
+        conv2dGpu(Elementwise.relu(Elementwise.add(conv, cb)), convKnobs(4, 1, 2, 2, 4, 2)));
+    Tensor strided = Conv.conv2dNchw(in, f, 2, 2, Padding.same(11, 9, 3, 3, 2, 2, 1), 1);
+    m.put("conv2d_stride2_gpu", conv2dGpu(strided, convKnobs(2, 2, 2, 2, 4, 4)));
+    Tensor valid = Conv.conv2dNchw(in, f, 1, 1, Padding.valid(), 1);
+    m.put("conv2d_valid_gpu", conv2dGpu(valid, convKnobs(4, 2, 4, 1, 8, 1)));
     Tensor x = placeholder("X", FLOAT32, 45, 67);
     m.put("softmax_lanes_gpu", softmaxLanesGpu(Reduction.softmaxLanes(x, 32)));
     m.put(
         "softmax_rows_gpu",
         rowsGpu(Reduction.softmax(x, 1), Knobs.configured(Map.of("rows_per_block", 32))));
+    return m;
+  }
+
+  /** The knobs of {@link #conv2dGpu} set to the given values. */
+  public static Knobs convKnobs(
+      int tileF, int threadsF, int threadRows, int threadsH, int threadsW, int tileC) {
+    return Knobs.configured(convConfig(tileF, threadsF, threadRows, threadsH, threadsW, tileC));
+  }
+
+  /** A configuration of {@link #conv2dGpu}'s knobs, in the order they are asked. */
+  public static Map<String, Integer> convConfig(
+      int tileF, int threadsF, int threadRows, int threadsH, int threadsW, int tileC) {
+    Map<String, Integer> m = new LinkedHashMap<>();
+    m.put("tile_f", tileF);
+    m.put("threads_f", threadsF);
+    m.put("thread_rows", threadRows);
+    m.put("threads_h", threadsH);
+    m.put("threads_w", threadsW);
+    m.put("tile_c", tileC);
     return m;
   }
 

@@ -256,6 +256,35 @@ class SimplifierTest {
     check(x.floordiv(16).mul(32).add(x.floormod(16).mul(2)), x.mul(2));
   }
 
+  @Test
+  void undoesSplitOfFusedIndexIntoSeveralAxes() {
+    // A [*, 8, 3, 3] tile loaded through one fused loop index: its flat offset is the index.
+    Expr fused = i.mul(28).add(j);
+    Expr flat =
+        fused
+            .floordiv(72)
+            .mul(72)
+            .add(fused.floordiv(9).floormod(8).mul(9))
+            .add(fused.floordiv(3).floormod(3).mul(3))
+            .add(fused.floormod(3));
+    check(flat, fused);
+    // The same in a [*, C, 3, 3] source with C = 64: the three inner axes merge, the outer not.
+    Expr source =
+        fused
+            .floordiv(72)
+            .mul(576)
+            .add(fused.floordiv(9).floormod(8).mul(9))
+            .add(fused.floordiv(3).floormod(3).mul(3))
+            .add(fused.floormod(3));
+    check(source, fused.floordiv(72).mul(576).add(fused.floormod(72)));
+    // Strides that are not the inner extents: nothing to merge.
+    Expr strided = x.floordiv(30).floormod(10).mul(56).add(x.floormod(30));
+    check(strided, strided);
+    // Within one period of 9 the merged modulo is the index itself.
+    bound(x, 0, 8);
+    check(x.floordiv(3).floormod(3).mul(3).add(x.floormod(3)), x);
+  }
+
   // ---- min and max ----
 
   @Test

@@ -40,7 +40,14 @@ import java.util.Random;
  * time (50 launches in a CUDA graph, best of 7 replays). Writes {@code OUT_DIR/ops-ours.json}; the
  * PyTorch side is {@code bench/ops_torch.py}.
  *
- * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT]}.
+ * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT] [--conv-configs CONFIGS]}.
+ *
+ * <p>{@code --conv-configs} (or the environment variable {@code KG_CONV_CONFIGS}) also times each
+ * conv2d workload with each of the given knob settings of {@link OpSchedules#conv2dGpu}: {@code
+ * candidates} for {@link OpSchedules#conv2dGpuCandidates}, or settings separated by {@code ;}, each
+ * {@code name=value,...} (knobs not named take their defaults). The timings go to the report's
+ * {@code conv_configs} and to {@code OUT_DIR/ops-conv-configs.txt}, fastest first; a setting that
+ * fails (compile, launch, sampled check) is reported with its error and the others still run.
  */
 public final class OpsGpuBench {
   private static final int CALLS = 200;
@@ -65,11 +72,16 @@ public final class OpsGpuBench {
     Path out = Path.of(args.length > 0 && !args[0].startsWith("--") ? args[0] : "bench/results");
     boolean checksOnly = List.of(args).contains("--checks-only");
     String only = null;
+    String convConfigs = System.getenv("KG_CONV_CONFIGS");
     for (int i = 0; i < args.length - 1; i++) {
       if (args[i].equals("--only")) {
         only = args[i + 1];
       }
+      if (args[i].equals("--conv-configs")) {
+        convConfigs = args[i + 1];
+      }
     }
+    List<Map<String, Integer>> configs = convConfigs(convConfigs);
     Files.createDirectories(out);
     Device device =
         Devices.cuda()
@@ -91,8 +103,21 @@ public final class OpsGpuBench {
         if (only != null && !c.name().contains(only)) {
           continue;
         }
-        results.add(measure(device, c));
+        results.add(measure(device, c, Knobs.defaults()));
         Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+      }
+      if (!configs.isEmpty()) {
+        List<Object> timed = new ArrayList<>();
+        report.put("conv_configs", timed);
+        StringBuilder table = new StringBuilder();
+        for (Case c : cases()) {
+          if (c.name().startsWith("conv2d_") && (only == null || c.name().contains(only))) {
+            table.append(timeConfigs(device, c, configs, timed));
+            Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+          }
+        }
+        Files.writeString(out.resolve("ops-conv-configs.txt"), table);
+        System.out.print(table);
       }
     }
     Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
@@ -123,6 +148,17 @@ public final class OpsGpuBench {
       }
       out.add(Map.of("workload", e.getKey(), "ok", true));
     }
+    // conv2d's default for many images (the shape above gets the one for few): on the same shape.
+    Tensor conv = Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1);
+    Schedule large =
+        OpSchedules.conv2dGpu(conv, Knobs.configured(OpSchedules.conv2dGpuCandidates().get(0)));
+    String largeDiff = OracleCheck.check(device, large, List.of(in, f, conv), "check");
+    System.out.printf(
+        "check %-22s %s%n", "conv2d_large_tiles", largeDiff == null ? "ok" : "FAILED");
+    if (largeDiff != null) {
+      throw new IllegalStateException("conv2d_large_tiles differs from the oracle: " + largeDiff);
+    }
+    out.add(Map.of("workload", "conv2d_2x5x11x9_f6_large_tiles", "ok", true));
     Tensor lanes = Reduction.softmaxLanes(x, 32);
     String diff =
         OracleCheck.check(device, OpSchedules.softmaxLanesGpu(lanes), List.of(x, lanes), "check");
@@ -226,8 +262,75 @@ public final class OpsGpuBench {
     return cs;
   }
 
-  static Map<String, Object> measure(Device device, Case c) {
-    Knobs knobs = Knobs.defaults();
+  /** The knob settings that {@code --conv-configs} names (see the class comment); none for null. */
+  static List<Map<String, Integer>> convConfigs(String spec) {
+    List<Map<String, Integer>> out = new ArrayList<>();
+    if (spec == null || spec.isBlank()) {
+      return out;
+    }
+    if (spec.equals("candidates")) {
+      return OpSchedules.conv2dGpuCandidates();
+    }
+    for (String one : spec.split(";")) {
+      Map<String, Integer> m = new LinkedHashMap<>();
+      for (String kv : one.split(",")) {
+        String[] p = kv.trim().split("=");
+        if (p.length != 2) {
+          throw new IllegalArgumentException("--conv-configs: '" + kv + "' is not name=value");
+        }
+        m.put(p[0].trim(), Integer.parseInt(p[1].trim()));
+      }
+      out.add(m);
+    }
+    return out;
+  }
+
+  /**
+   * Times conv2d workload {@code c} with each knob setting, adds the results to {@code timed} and
+   * returns them as a table, fastest first, with the speedup over the default schedule.
+   */
+  static String timeConfigs(
+      Device device, Case c, List<Map<String, Integer>> configs, List<Object> timed) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    double defaultUs = Double.NaN;
+    for (Map<String, Integer> config : configs) {
+      Map<String, Object> r;
+      try {
+        r = measure(device, c, Knobs.configured(config));
+      } catch (RuntimeException | Error e) {
+        r = new LinkedHashMap<>();
+        r.put("workload", c.name());
+        r.put("knobs", config.toString());
+        r.put("error", String.valueOf(e));
+        System.out.printf("%-24s %s FAILED: %s%n", c.name(), config, e);
+      }
+      rows.add(r);
+      timed.add(r);
+    }
+    try {
+      defaultUs = (double) measure(device, c, Knobs.defaults()).get("ours_gpu_us");
+    } catch (RuntimeException | Error e) {
+      System.out.printf("%-24s default FAILED: %s%n", c.name(), e);
+    }
+    rows.sort(
+        java.util.Comparator.comparingDouble(
+            r -> r.get("ours_gpu_us") instanceof Double d ? d : Double.MAX_VALUE));
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format("%s: default %.1f us GPU%n", c.name(), defaultUs));
+    for (Map<String, Object> r : rows) {
+      if (r.get("ours_gpu_us") instanceof Double us) {
+        sb.append(
+            String.format(
+                "  %10.1f us  %6.2f TFLOP/s  x%.2f of default  %s%n",
+                us, r.get("ours_tflops"), defaultUs / us, r.get("knobs")));
+      } else {
+        sb.append(String.format("  %10s  %s  %s%n", "failed", r.get("knobs"), r.get("error")));
+      }
+    }
+    return sb.toString();
+  }
+
+  static Map<String, Object> measure(Device device, Case c, Knobs knobs) {
     Schedule s =
         c.schedule() != null
             ? c.schedule()
