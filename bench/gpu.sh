@@ -4,6 +4,7 @@
 # PyTorch (cuDNN depthwise, the three eager ops, torch.compile of them).
 #
 #   bench/gpu.sh prepare        here (no GPU needed): builds the jars and a Java runtime into .device/
+#                               (KG_MAVEN=0: without Maven and the plugin's repository, for tune)
 #   bench/gpu.sh OUT_DIR        on the GPU machine: runs both sides, writes OUT_DIR/ours.json,
 #                               OUT_DIR/torch.json and OUT_DIR/gpu-latest.json, prints the table
 #   bench/gpu.sh ops OUT_DIR    on the GPU machine: only the operator benchmark (matmul, softmax,
@@ -71,6 +72,10 @@ if [[ $cmd == prepare ]]; then
   # Maven, the plugin and what it needs, offline (bench/gpu.sh tune): the project's modules
   # installed into a scratch repository, then the tune goal resolved once (PoCL here) into a
   # repository of only what it uses.
+  if [[ ${KG_MAVEN:-1} == 0 ]]; then
+    du -sh .device
+    exit 0
+  fi
   scratch=$(mktemp -d)
   cp -r "$repo" "$scratch/seed"
   ./mvnw -q -o -Dmaven.repo.local="$scratch/seed" install -DskipTests -Dinvoker.skip=true \

@@ -351,14 +351,16 @@ public final class OpSchedules {
 
   /**
    * The default knobs of {@link #conv2dGpu} (tile_f, threads_f, thread_rows, threads_h, threads_w,
-   * tile_c) for output {@code [N, F, H, W]} (null: not constant). Large tiles where they give at
-   * least a block per SM: 64 channels of an 8-row tile as wide as fits the width best (28 of 56), 8
-   * x 8 per thread, so that each shared load feeds 5 to 8 multiply-adds. Else (few images, batch 1
-   * of 56 x 56) 16 channels of 8 x 8 pixels with 2 x 4 per thread: four times the blocks.
+   * tile_c) for output {@code [N, F, H, W]} (null: not constant), the fastest of the candidates
+   * ({@link #conv2dGpuCandidates}) timed on an H200 ({@code bench/gpu.sh ops OUT --conv-configs
+   * candidates}, bench/results): large tiles where they give at least a block per SM: 32 channels
+   * (8 threads of 4) of an 8-row tile as wide as fits the width best (28 of 56), 4 x 8 per thread.
+   * Else (few images, batch 1 of 56 x 56) 16 channels (one per thread) of 8 x 8 pixels, 4 rows per
+   * thread: more, smaller blocks.
    */
   static int[] conv2dGpuDefaults(long[] shape) {
     if (shape == null) {
-      return new int[] {8, 8, 8, 1, 28, 8};
+      return new int[] {4, 8, 8, 1, 28, 8};
     }
     int width = 32;
     for (int w : new int[] {28, 16, 14, 8}) {
@@ -367,11 +369,11 @@ public final class OpSchedules {
       }
     }
     long blocks =
-        shape[0] * ceilDiv(shape[1], 64) * ceilDiv(shape[2], 8) * ceilDiv(shape[3], width);
+        shape[0] * ceilDiv(shape[1], 32) * ceilDiv(shape[2], 8) * ceilDiv(shape[3], width);
     if (blocks >= GPU_SMS) {
-      return new int[] {8, 8, 8, 1, width, 8};
+      return new int[] {4, 8, 8, 1, width, 8};
     }
-    return new int[] {2, 8, 4, 2, 8, 8};
+    return new int[] {1, 16, 4, 2, 8, 8};
   }
 
   /**
@@ -386,12 +388,12 @@ public final class OpSchedules {
    */
   public static List<Map<String, Integer>> conv2dGpuCandidates() {
     int[][] c = {
-      {8, 8, 8, 1, 28, 8},
-      {2, 8, 4, 2, 8, 8},
+      {4, 8, 8, 1, 28, 8},
+      {1, 16, 4, 2, 8, 8},
       // many images
+      {8, 8, 8, 1, 28, 8},
       {8, 8, 4, 2, 28, 8},
       {8, 8, 4, 1, 28, 8},
-      {4, 8, 8, 1, 28, 8},
       {8, 8, 8, 1, 16, 8},
       {8, 8, 8, 1, 32, 8},
       {8, 4, 8, 1, 28, 8},
@@ -406,7 +408,7 @@ public final class OpSchedules {
       {2, 4, 4, 2, 8, 8},
       {2, 8, 4, 2, 8, 4},
       {4, 4, 2, 4, 8, 8},
-      {1, 16, 4, 2, 8, 8},
+      {2, 8, 4, 2, 8, 8},
     };
     List<Map<String, Integer>> out = new java.util.ArrayList<>();
     for (int[] v : c) {

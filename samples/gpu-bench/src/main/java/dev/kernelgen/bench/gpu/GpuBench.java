@@ -132,7 +132,8 @@ public final class GpuBench {
                   .withTrials(Math.max(4, trials / 2))
                   .withBatch(Math.max(4, Runtime.getRuntime().availableProcessors() - 1))
                   .withPatience(trials / 4)
-                  .withTimeLimit(java.time.Duration.ofSeconds(Math.max(20, tuneSeconds / 2)));
+                  .withTimeLimit(java.time.Duration.ofSeconds(Math.max(20, tuneSeconds / 2)))
+                  .withFirst(quick ? List.of() : GpuTuning.directFirst());
           Tuner.Result td =
               search(
                   device,
