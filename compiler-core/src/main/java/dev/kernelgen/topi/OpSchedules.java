@@ -19,9 +19,9 @@ import java.util.Map;
  * knobs ({@link Knobs}): the first choice of every knob is the default.
  *
  * <ul>
- *   <li>matmul on the CPU: the output tiled {@code tile_i x tile_j}, tile rows in parallel, the
- *       reduction split by {@code tile_k} and placed between the row and column loops, so that each
- *       step is one A element times a vectorized row of B added to a row of C that stays in L1.
+ *   <li>matmul on the CPU: register-blocked micro-tiles of {@code tile_i x tile_j} accumulated in
+ *       vector registers over the whole reduction, column panels of B copied contiguous and run in
+ *       parallel.
  *   <li>matmul on a GPU: a {@code threads_y * thread_tile_y x threads_x * thread_tile_x} output
  *       tile per block, computed by {@code threads_y x threads_x} threads that each accumulate a
  *       thread tile of {@code thread_tile_y x thread_tile_x}; the tiles of A and B that a step of
@@ -119,31 +119,51 @@ public final class OpSchedules {
   /**
    * The CPU schedule of {@code out}: a matmul ({@link Linalg#matmul}, {@link Linalg#dense}),
    * possibly followed by elementwise stages.
+   *
+   * <p>Register blocking: the output is computed in micro-tiles of {@code tile_i} rows by {@code
+   * tile_j} columns, accumulated in a local tile (a small stack array that the C compiler keeps in
+   * vector registers, the tile's rows unrolled and its columns vectorized) while the reduction runs
+   * outside it ({@code tile_k} steps unrolled): each step broadcasts {@code tile_i} elements of A
+   * and loads one vector row of B for {@code tile_i} fused multiply-adds. The column panels of
+   * {@code tile_j} columns run in parallel; each first copies its {@code K x tile_j} panel of B to
+   * a contiguous buffer (which stays in L2 while every row block of A streams past it), then walks
+   * the row blocks.
    */
   public static Schedule matmulCpu(Tensor out, Knobs k) {
-    int ti = k.knob("tile_i", 32, 8, 16, 64);
-    int tj = k.knob("tile_j", 256, 64, 128, 512);
-    int tk = k.knob("tile_k", 4, 1, 2, 8);
+    int ti = k.knob("tile_i", 4, 8, 2, 6);
+    int tj = k.knob("tile_j", 64, 32, 16, 128);
+    int tk = k.knob("tile_k", 1, 2, 4, 8);
     Schedule s = Schedule.create(out);
     inlineInjective(s);
     Tensor mm = reductionOf(out);
-    Stage sc = s.stage(mm);
-    Stage so = s.stage(out);
-    Stage.Tile t = so.tile(so.axis(0), so.axis(1), ti, tj);
-    so.parallel(t.xOuter());
-    if (mm != out) {
-      sc.computeAt(so, t.yOuter());
-      so.vectorize(t.yInner());
-    }
-    Stage.Tile tc = mm != out ? sc.tile(sc.axis(0), sc.axis(1), ti, tj) : t;
-    Stage.Split kk = sc.split(sc.reduceAxis(0), tk);
+    Tensor b = mm.op().inputs().get(1);
+    Tensor acc;
+    Stage so;
     if (mm == out) {
-      sc.reorder(t.xOuter(), t.yOuter(), kk.outer(), tc.xInner(), kk.inner(), tc.yInner());
+      acc = s.cacheWrite(mm, "local");
+      so = s.stage(mm);
     } else {
-      sc.reorder(kk.outer(), tc.xInner(), kk.inner(), tc.yInner());
+      acc = mm;
+      s.stage(mm).setScope("local");
+      so = s.stage(out);
     }
-    sc.unroll(kk.inner());
-    sc.vectorize(tc.yInner());
+    Tensor panel = s.cacheRead(b, "local", acc);
+    Stage.Split j = so.split(so.axis(1), tj);
+    Stage.Split i = so.split(so.axis(0), ti);
+    so.reorder(j.outer(), i.outer(), i.inner(), j.inner());
+    so.parallel(j.outer());
+    so.unroll(i.inner());
+    so.vectorize(j.inner());
+    Stage sa = s.stage(acc);
+    sa.computeAt(so, i.outer());
+    Stage.Split kk = sa.split(sa.reduceAxis(0), tk);
+    sa.reorder(kk.outer(), kk.inner(), sa.axis(0), sa.axis(1));
+    sa.unroll(kk.inner());
+    sa.unroll(sa.axis(0));
+    sa.vectorize(sa.axis(1));
+    Stage sp = s.stage(panel);
+    sp.computeAt(so, j.outer());
+    sp.vectorize(sp.axis(1));
     return s;
   }
 
