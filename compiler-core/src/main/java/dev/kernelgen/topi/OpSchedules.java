@@ -27,6 +27,9 @@ import java.util.Map;
  *       thread tile of {@code thread_tile_y x thread_tile_x}; the tiles of A and B that a step of
  *       {@code tile_k} needs are cached in shared memory, loaded by all threads of the block
  *       together.
+ *   <li>conv2d (direct, NCHW) on the CPU: {@code tile_f} output rows of consecutive channels
+ *       accumulated in vector registers over the input channels and taps, one parallel task per
+ *       (batch, output row) with the padded input rows it reads copied once.
  *   <li>conv2d (direct, NCHW) on a GPU: each thread computes {@code tile_f} output channels of one
  *       pixel in local memory, so that each input value it loads is used {@code tile_f} times;
  *       pixels over threadIdx.x (coalesced), channel groups over blockIdx.y, batch over blockIdx.z;
@@ -64,7 +67,7 @@ public final class OpSchedules {
         if (tag.equals(MATMUL)) {
           yield matmulCpu(out, k);
         }
-        if (tag.equals(CONV2D_NCHW) && reductionOf(out) == out) {
+        if (tag.equals(CONV2D_NCHW)) {
           yield conv2dCpu(out, k);
         }
         yield Fusion.schedule(target, List.of(out));
@@ -168,40 +171,59 @@ public final class OpSchedules {
   }
 
   /**
-   * The CPU schedule of a direct NCHW convolution {@code out}: (batch, group of {@code tile_f}
-   * output channels) in parallel; for each output row, the reduction over input channels and taps
-   * outside, and inside it {@code tile_f} output rows updated with the row vectorized: each input
-   * row segment loaded is used {@code tile_f} times, the output rows stay in L1.
+   * The CPU schedule of a direct NCHW convolution {@code out} ({@link Conv#conv2dNchw}, possibly
+   * followed by elementwise stages such as bias and relu).
+   *
+   * <p>Register blocking: each (batch, output row) is one parallel task; it first copies the padded
+   * input rows that the row needs, then, for each group of {@code tile_f} output channels,
+   * accumulates {@code tile_f} output rows in a local tile (a small stack array that the C compiler
+   * keeps in vector registers: channels unrolled, the row vectorized) over all input channels and
+   * taps. Each tap loads one input row segment and broadcasts {@code tile_f} filter values, so each
+   * loaded input vector is used {@code tile_f} times.
    */
   public static Schedule conv2dCpu(Tensor out, Knobs k) {
-    int tf = k.knob("tile_f", 4, 2, 8, 1);
+    int tf = k.knob("tile_f", 4, 8, 2, 16);
     Schedule s = Schedule.create(out);
     inlineInjective(s);
-    Stage so = s.stage(out);
-    // The padded input once, in a pass of its own: the vectorized rows then read it without the
-    // bounds selects that an inlined padding puts in the innermost loop.
-    Tensor padded = DepthwiseSchedules.paddedInput(out);
-    if (padded != null) {
-      Stage sp = s.stage(padded);
-      sp.computeRoot();
-      sp.parallel(sp.fuse(sp.axis(0), sp.axis(1)));
-      sp.vectorize(sp.axis(3));
+    Tensor conv = reductionOf(out);
+    Tensor acc;
+    Stage so;
+    if (conv == out) {
+      acc = s.cacheWrite(conv, "local");
+      so = s.stage(conv);
+    } else {
+      acc = conv;
+      s.stage(conv).setScope("local");
+      so = s.stage(out);
     }
     Stage.Split f = so.split(so.axis(1), tf);
-    so.reorder(
-        so.axis(0),
-        f.outer(),
-        so.axis(2),
-        so.reduceAxis(0),
-        so.reduceAxis(1),
-        so.reduceAxis(2),
-        f.inner(),
-        so.axis(3));
-    IterVar par = so.fuse(so.axis(0), f.outer());
-    so.parallel(par);
-    so.unroll(so.reduceAxis(2));
+    so.reorder(so.axis(0), so.axis(2), f.outer(), f.inner(), so.axis(3));
+    IterVar task = so.fuse(so.axis(0), so.axis(2));
+    so.parallel(task);
     so.unroll(f.inner());
     so.vectorize(so.axis(3));
+    // The padded input rows that the task's output row needs (all channels, kernel-height rows),
+    // once per task: the vectorized rows then read them without the bounds selects that an
+    // inlined padding puts in the innermost loop, from a buffer that stays in L1/L2.
+    Tensor padded = DepthwiseSchedules.paddedInput(conv);
+    if (padded != null) {
+      Stage sp = s.stage(padded);
+      sp.computeAt(so, task);
+      sp.vectorize(sp.axis(3));
+    }
+    Stage sa = s.stage(acc);
+    sa.computeAt(so, f.outer());
+    sa.reorder(
+        sa.reduceAxis(0),
+        sa.reduceAxis(1),
+        sa.reduceAxis(2),
+        sa.axis(0),
+        sa.axis(1),
+        sa.axis(2),
+        sa.axis(3));
+    sa.unroll(sa.reduceAxis(2));
+    sa.unroll(sa.axis(1));
+    sa.vectorize(sa.axis(3));
     return s;
   }
 
