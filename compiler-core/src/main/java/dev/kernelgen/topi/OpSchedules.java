@@ -130,10 +130,11 @@ public final class OpSchedules {
    * and loads one vector row of B for {@code tile_i} fused multiply-adds. The column panels of
    * {@code tile_j} columns run in parallel; each first copies its {@code K x tile_j} panel of B to
    * a contiguous buffer (which stays in L2 while every row block of A streams past it), then walks
-   * the row blocks.
+   * the row blocks. The default 8 x 64 tile is 32 AVX-512 vectors: on a 2-core AVX-512 machine it
+   * measured faster than 4 x 64 and 8 x 32 at 1024 and 2048 (smaller tiles suit narrower vectors).
    */
   public static Schedule matmulCpu(Tensor out, Knobs k) {
-    int ti = k.knob("tile_i", 4, 8, 2, 6);
+    int ti = k.knob("tile_i", 8, 4, 2, 6);
     int tj = k.knob("tile_j", 64, 32, 16, 128);
     int tk = k.knob("tile_k", 1, 2, 4, 8);
     Schedule s = Schedule.create(out);
