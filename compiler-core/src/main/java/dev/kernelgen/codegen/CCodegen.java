@@ -2,13 +2,21 @@ package dev.kernelgen.codegen;
 
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprVisitor;
+import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Intrinsic;
+import dev.kernelgen.te.Load;
+import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Barrier;
+import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -94,7 +102,26 @@ public final class CCodegen extends CLikePrinter {
 
   @Override
   String intrinsic(Intrinsic fn, DType t, List<String> args) {
-    return cMathName(fn, t) + "(" + String.join(", ", args) + ")";
+    String name = cMathName(fn, t);
+    if (fn == Intrinsic.EXP || fn == Intrinsic.LOG || fn == Intrinsic.POW) {
+      // glibc's vector math library (libmvec, linked through -lm) has vector versions of these;
+      // declared as OpenMP SIMD functions, a vectorized loop calls them rather than the scalar
+      // function once per lane. Without OpenMP the pragma is ignored.
+      String ty = typeName(t);
+      String params = fn.arity() == 2 ? ty + ", " + ty : ty;
+      helper(
+          "kg_simd_" + name,
+          "#if defined(__x86_64__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 22))\n"
+              + "#pragma omp declare simd notinbranch\n"
+              + ty
+              + " "
+              + name
+              + "("
+              + params
+              + ");\n"
+              + "#endif\n");
+    }
+    return name + "(" + String.join(", ", args) + ")";
   }
 
   @Override
@@ -137,7 +164,14 @@ public final class CCodegen extends CLikePrinter {
     List<String> pragmas = new ArrayList<>();
     switch (f.kind()) {
       case PARALLEL -> pragmas.add("#pragma omp parallel for");
-      case VECTORIZED -> pragmas.add("#pragma omp simd");
+      case VECTORIZED -> {
+        Store acc = accumulation(f);
+        if (acc != null && f.pragmas().isEmpty()) {
+          vectorReduction(f, acc);
+          return;
+        }
+        pragmas.add("#pragma omp simd");
+      }
       case UNROLLED -> {
         if (f.extent() instanceof IntImm e) {
           pragmas.add("#pragma GCC unroll " + Math.min(e.value(), 65534));
@@ -158,6 +192,68 @@ public final class CCodegen extends CLikePrinter {
         f.kind().keyword());
     pragmas.addAll(userPragmas(f));
     serialFor(f, pragmas);
+  }
+
+  /**
+   * The body of {@code f} when it is one update {@code acc = acc OP value} of an element that does
+   * not depend on the loop variable, with OP a sum, product, min or max (a vectorized reduce axis,
+   * see {@code Stage.vectorizeReduction}); else null.
+   */
+  static Store accumulation(For f) {
+    if (!(f.body() instanceof Store st)
+        || FreeVars.of(st.index()).contains(f.loopVar())
+        || !(st.value() instanceof Binary b)
+        || !List.of(BinOp.ADD, BinOp.MUL, BinOp.MIN, BinOp.MAX).contains(b.op())) {
+      return null;
+    }
+    Load self = new Load(st.buffer().dtype(), st.buffer(), st.index());
+    Expr value = b.a().equals(self) ? b.b() : b.b().equals(self) ? b.a() : null;
+    return value != null && !reads(value, st.buffer()) ? st : null;
+  }
+
+  /**
+   * A vectorized reduction loop: the element accumulated in a scalar, which {@code omp simd
+   * reduction} gives each vector lane a copy of, combined after the loop.
+   */
+  private void vectorReduction(For f, Store st) {
+    Binary b = (Binary) st.value();
+    Load self = new Load(st.buffer().dtype(), st.buffer(), st.index());
+    Expr value = b.a().equals(self) ? b.b() : b.a();
+    Var accVar = new Var("acc", st.buffer().dtype());
+    String element = load(st.buffer(), st.index());
+    String prev = names.current(accVar);
+    String acc = names.bind(accVar, accVar.name());
+    String op =
+        switch (b.op()) {
+          case ADD -> "+";
+          case MUL -> "*";
+          case MIN -> "min";
+          default -> "max";
+        };
+    line("{");
+    indent();
+    line(typeName(accVar.dtype()) + " " + acc + " = " + element + ";");
+    serialFor(
+        f,
+        List.of("#pragma omp simd reduction(" + op + ":" + acc + ")"),
+        () -> line(acc + " = " + expr(new Binary(b.op(), accVar, value), true) + ";"));
+    line(element + " = " + acc + ";");
+    dedent();
+    line("}");
+    names.restore(accVar, prev);
+  }
+
+  /** Whether {@code e} loads from {@code buffer}. */
+  private static boolean reads(Expr e, Buffer buffer) {
+    boolean[] found = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        found[0] |= x instanceof Load l && l.buffer() == buffer;
+        super.visit(x);
+      }
+    }.visit(e);
+    return found[0];
   }
 
   @Override

@@ -295,6 +295,11 @@ abstract class CLikePrinter {
 
   /** A plain {@code for} loop, preceded by the given pragma lines. */
   final void serialFor(For f, List<String> pragmaLines) {
+    serialFor(f, pragmaLines, () -> loopBody(f));
+  }
+
+  /** A plain {@code for} loop, preceded by the given pragma lines, with {@code body} inside. */
+  final void serialFor(For f, List<String> pragmaLines, Runnable body) {
     String lo = expr(f.min(), true);
     String hi = loopEnd(f);
     String prev = names.current(f.loopVar());
@@ -317,7 +322,7 @@ abstract class CLikePrinter {
             + v
             + ") {");
     indent();
-    loopBody(f);
+    body.run();
     dedent();
     line("}");
     names.restore(f.loopVar(), prev);

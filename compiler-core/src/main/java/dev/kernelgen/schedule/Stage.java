@@ -379,10 +379,35 @@ public final class Stage {
     checkCompute("vectorize");
     UserError.check(
         !iv.isReduce(),
-        "vectorize of reduce axis '%s' of stage '%s': only data-parallel axes can be vectorized",
+        "vectorize of reduce axis '%s' of stage '%s': only data-parallel axes can be vectorized"
+            + " (vectorize_reduction vectorizes a sum, product, min or max)",
         iv.name(),
         name());
     annotate(iv, ForKind.VECTORIZED, "vectorize");
+  }
+
+  /**
+   * Marks a reduce axis as vectorized: the reduction is computed in vector lanes that are combined
+   * at the loop's end (in C, {@code #pragma omp simd reduction}). This reassociates the reduction,
+   * so a floating-point sum or product rounds differently than in serial order; only the built-in
+   * sum, product, min and max reducers are accepted. On the other targets the loop runs serially.
+   */
+  public void vectorizeReduction(IterVar iv) {
+    checkCompute("vectorize_reduction");
+    UserError.check(
+        iv.isReduce(),
+        "vectorize_reduction of axis '%s' of stage '%s': it is data-parallel, use vectorize",
+        iv.name(),
+        name());
+    String reducer = body instanceof Reduce r ? r.combiner().name() : "";
+    UserError.check(
+        List.of("sum", "prod", "min", "max").contains(reducer),
+        "vectorize_reduction of axis '%s' of stage '%s': its reducer '%s' is not sum, prod, min"
+            + " or max, whose lanes can be combined in any order",
+        iv.name(),
+        name(),
+        reducer);
+    annotate(iv, ForKind.VECTORIZED, "vectorize_reduction");
   }
 
   /** Runs a loop's iterations in parallel on CPU threads; it must be data-parallel. */

@@ -62,6 +62,7 @@ public final class Trace {
       case "bind" -> stage.bind(stage.leaf(a.get(0)), a.get(1));
       case "unroll" -> stage.unroll(stage.leaf(a.get(0)));
       case "vectorize" -> stage.vectorize(stage.leaf(a.get(0)));
+      case "vectorize_reduction" -> stage.vectorizeReduction(stage.leaf(a.get(0)));
       case "parallel" -> stage.parallel(stage.leaf(a.get(0)));
       case "pragma" -> stage.pragma(stage.leaf(a.get(0)), a.get(1));
       case "set_scope" -> stage.setScope(a.get(0));

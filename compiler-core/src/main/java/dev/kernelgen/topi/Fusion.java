@@ -11,7 +11,9 @@ import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.FreeVars;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Reduce;
 import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.TensorRead;
@@ -174,13 +176,37 @@ public final class Fusion {
     for (Stage r : g.reductions()) {
       r.setScope("local");
       r.computeAt(st, at);
+      vectorizeRowReduction(r);
     }
+    vectorizeRowReduction(st);
     if (!st.hasReduction() && axes.size() >= 2 && rows < axes.size()) {
       st.vectorize(axes.get(axes.size() - 1));
     } else if (!st.hasReduction() && g.reductions().isEmpty() && axes.size() >= 2) {
       st.vectorize(axes.get(axes.size() - 1));
     }
   }
+
+  /**
+   * Vectorizes the innermost loop of {@code st} when it is a reduce axis of a sum, product, min or
+   * max that is not short (a constant extent under {@value #MIN_VECTOR_REDUCTION}, such as a
+   * pooling window, is left serial): the reduction then runs in vector lanes combined at the end.
+   */
+  static void vectorizeRowReduction(Stage st) {
+    if (!st.hasReduction() || !(st.body() instanceof Reduce red)) {
+      return;
+    }
+    IterVar inner = st.leafIterVars().get(st.leafIterVars().size() - 1);
+    boolean longLoop =
+        !(inner.dom().extent() instanceof IntImm e) || e.value() >= MIN_VECTOR_REDUCTION;
+    if (inner.isReduce()
+        && longLoop
+        && List.of("sum", "prod", "min", "max").contains(red.combiner().name())) {
+      st.vectorizeReduction(inner);
+    }
+  }
+
+  /** The shortest constant reduction that {@link #vectorizeRowReduction} vectorizes. */
+  static final int MIN_VECTOR_REDUCTION = 16;
 
   /** Java: loops as written, reductions computed at the innermost row axis. */
   public static void java(Group g) {

@@ -192,6 +192,70 @@ class CCodegenTest {
     }
   }
 
+  @Test
+  void vectorizedReductionsAccumulateInLanes() {
+    Var n = new Var("n");
+    Buffer a = Fixtures.param("A", DType.FLOAT32, n);
+    Buffer out = Fixtures.param("out", DType.FLOAT32, IntImm.of(2));
+    Var i = new Var("i");
+    Var j = new Var("j");
+    IntImm zero = IntImm.of(0);
+    IntImm one = IntImm.of(1);
+    var max =
+        new For(
+            i,
+            zero,
+            n,
+            ForKind.VECTORIZED,
+            null,
+            List.of(),
+            new Store(out, zero, Load.of(out, zero).max(Load.of(a, i))));
+    var sum =
+        new For(
+            j,
+            zero,
+            n,
+            ForKind.VECTORIZED,
+            null,
+            List.of(),
+            new Store(out, one, TE.exp(Load.of(a, j)).add(Load.of(out, one))));
+    PrimFunc f =
+        new PrimFunc(
+            "reduce",
+            List.of(a, out),
+            List.of(n),
+            Seq.of(
+                new Store(out, zero, FloatImm.f32(Double.NEGATIVE_INFINITY)),
+                max,
+                new Store(out, one, FloatImm.f32(0)),
+                sum));
+    String src = CCodegen.generate(List.of(f), "r");
+    assertThat(src)
+        .contains("float acc = out[0];")
+        .contains("#pragma omp simd reduction(max:acc)")
+        .contains("#pragma omp simd reduction(+:acc_1)")
+        .contains("out[1] = acc_1;")
+        .contains("#pragma omp declare simd notinbranch\nfloat expf(float);");
+    int len = 1001;
+    CKernels k = CKernels.load(src, List.of(f));
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment in = arena.allocate(JAVA_FLOAT, len);
+      Random rnd = new Random(11);
+      float expectedMax = Float.NEGATIVE_INFINITY;
+      double expectedSum = 0;
+      for (int x = 0; x < len; x++) {
+        float v = rnd.nextFloat(-3, 3);
+        in.setAtIndex(JAVA_FLOAT, x, v);
+        expectedMax = Math.max(expectedMax, v);
+        expectedSum += Math.exp(v);
+      }
+      MemorySegment o = arena.allocate(JAVA_FLOAT, 2);
+      k.invoke("reduce", List.of(in, o), len);
+      assertThat(o.getAtIndex(JAVA_FLOAT, 0)).isEqualTo(expectedMax);
+      assertThat(o.getAtIndex(JAVA_FLOAT, 1)).isCloseTo((float) expectedSum, within(1e2f));
+    }
+  }
+
   private static org.assertj.core.data.Offset<Float> within(float expected) {
     return org.assertj.core.data.Offset.offset(1e-5f * Math.max(1, Math.abs(expected)));
   }

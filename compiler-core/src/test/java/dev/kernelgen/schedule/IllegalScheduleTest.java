@@ -58,6 +58,14 @@ class IllegalScheduleTest {
   }
 
   @Test
+  void vectorizeReductionOfADataAxis() {
+    Schedule s = Schedule.create(c);
+    assertThatThrownBy(() -> s.stage(c).vectorizeReduction(s.stage(c).axis(0)))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("vectorize_reduction of axis 'i' of stage 'C': it is data-parallel");
+  }
+
+  @Test
   void reduceAxisNotUsedByItsReduction() {
     IterVar unused = reduceAxis(4, "r");
     assertThatThrownBy(() -> compute("S", shape(n), (Var i) -> sum(a.at(i, 0), unused)))

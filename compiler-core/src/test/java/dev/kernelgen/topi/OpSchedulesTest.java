@@ -40,6 +40,10 @@ class OpSchedulesTest {
     Check.check(OpSchedules.conv2dCpu(conv, Knobs.defaults()), Map.of());
     Tensor strided = Conv.conv2dNchw(in, f, 2, 2, Padding.valid(), 1);
     Check.check(OpSchedules.conv2dCpu(strided, Knobs.configured(Map.of("tile_f", 8))), Map.of());
+    Tensor bias = placeholder("ConvBias", FLOAT32, 6, 1, 1);
+    Tensor fused = Elementwise.relu(Elementwise.add(conv, bias));
+    Check.check(OpSchedules.conv2dCpu(fused, Knobs.defaults()), Map.of());
+    Check.check(OpSchedules.defaultSchedule(Target.C, fused, Knobs.defaults()), Map.of());
   }
 
   @Test
