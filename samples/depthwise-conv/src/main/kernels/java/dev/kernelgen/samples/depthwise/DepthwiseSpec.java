@@ -21,8 +21,8 @@ import java.util.List;
 /**
  * The seed article's operators: a 3x3 depthwise convolution (stride 1, SAME padding) over an NCHW
  * batch of one, alone and fused with a per-channel scale_shift and relu. Any channel count and
- * image size run; the seed's 256 channels of 96x96 also get kernels compiled for exactly that
- * shape.
+ * image size run; the seed's 256 channels of 96x96, 32x32 and 21x21 also get kernels compiled for
+ * exactly those shapes.
  */
 @KernelLibrary(
     name = "DepthwiseKernels",
@@ -33,7 +33,12 @@ public final class DepthwiseSpec {
   /** The seed's shape: 256 channels of 96x96. */
   static final String SEED = "c=256,h=96,w=96";
 
-  @Operator(specialize = SEED)
+  /** The seed's small shapes, where a call's time is the host's (launcher, JCuda, driver). */
+  static final String SEED_32 = "c=256,h=32,w=32";
+
+  static final String SEED_21 = "c=256,h=21,w=21";
+
+  @Operator(specialize = {SEED, SEED_32, SEED_21})
   public static OperatorDef depthwise() {
     Var c = var("c");
     Var h = var("h");
@@ -44,7 +49,7 @@ public final class DepthwiseSpec {
     return OperatorDef.of(List.of(input, filter), output);
   }
 
-  @Operator(specialize = SEED)
+  @Operator(specialize = {SEED, SEED_32, SEED_21})
   public static OperatorDef depthwiseScaleShiftRelu() {
     Var c = var("c");
     Var h = var("h");
