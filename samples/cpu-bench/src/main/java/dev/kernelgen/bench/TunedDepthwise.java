@@ -107,6 +107,7 @@ public final class TunedDepthwise implements OursKernel {
     int rows = k.knob("rows", 0, 4, 16);
     int copy = k.knob("copy_padded", 1, 0);
     int unroll = k.knob("unroll_taps", 1, 0);
+    int block = k.knob("row_block", 1, 2, 4);
     Schedule s = Schedule.create(out);
     Stage so = s.stage(out);
     IterVar task = so.fuse(so.axis().get(0), so.axis().get(1));
@@ -118,17 +119,40 @@ public final class TunedDepthwise implements OursKernel {
     }
     so.parallel(task);
     Stage sc = s.stage(conv);
+    // Row blocking: `block` output rows computed together inside the vectorized column loop, the
+    // rows and taps unrolled, so that an input row loaded for one output row serves the others
+    // it overlaps (the C compiler merges the identical loads).
     if (out != conv) {
       for (Tensor t : out.op().inputs()) {
         if (t != conv && t.op() instanceof dev.kernelgen.te.ComputeOp) {
           s.stage(t).computeInline();
         }
       }
-      sc.computeAt(so, row);
+      IterVar at = row;
+      if (block > 1) {
+        at = so.split(row, block).outer();
+      }
+      sc.computeAt(so, at);
       vectorizeRow(so, so.axis().get(3), vector);
+      IterVar convRow = sc.axis().get(2);
+      List<IterVar> cols = vectorizeColumns(sc, sc.axis().get(3), vector);
+      if (block > 1) {
+        reorderAfter(sc, cols, convRow);
+        sc.unroll(convRow);
+      }
+    } else {
+      IterVar ri = null;
+      if (block > 1) {
+        Stage.Split b = so.split(row, block);
+        ri = b.inner();
+      }
+      List<IterVar> cols = vectorizeColumns(sc, sc.axis().get(3), vector);
+      if (ri != null) {
+        reorderAfter(sc, cols, ri);
+        sc.unroll(ri);
+      }
     }
-    vectorizeRow(sc, sc.axis().get(3), vector);
-    if (unroll == 1) {
+    if (unroll == 1 || block > 1) {
       sc.unroll(sc.reduceAxis(0));
       sc.unroll(sc.reduceAxis(1));
     }
@@ -144,12 +168,27 @@ public final class TunedDepthwise implements OursKernel {
   }
 
   private static void vectorizeRow(Stage st, IterVar row, int vector) {
+    vectorizeColumns(st, row, vector);
+  }
+
+  /** Vectorizes the columns (whole, or in chunks); returns their loops, outermost first. */
+  private static List<IterVar> vectorizeColumns(Stage st, IterVar row, int vector) {
     if (vector <= 0) {
       st.vectorize(row);
-      return;
+      return List.of(row);
     }
     Stage.Split sj = st.split(row, vector);
     st.vectorize(sj.inner());
+    return List.of(sj.outer(), sj.inner());
+  }
+
+  /** Moves {@code rowLoop} inside the column loops, before the filter taps. */
+  private static void reorderAfter(Stage st, List<IterVar> cols, IterVar rowLoop) {
+    List<IterVar> order = new ArrayList<>(cols);
+    order.add(rowLoop);
+    order.add(st.reduceAxis(0));
+    order.add(st.reduceAxis(1));
+    st.reorder(order.toArray(IterVar[]::new));
   }
 
   /** The Java loops as the oracle: the interpreter is too slow for the large workloads. */
