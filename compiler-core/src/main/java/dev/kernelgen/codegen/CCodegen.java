@@ -265,7 +265,10 @@ public final class CCodegen extends CLikePrinter {
     boolean heap =
         size.isEmpty() || size.getAsLong() * a.buffer().dtype().bytes() > MAX_STACK_BYTES;
     if (!heap) {
-      line(ty + " " + n + "[" + Math.max(1, size.getAsLong()) + "];");
+      // Aligned like the heap buffers. Also a workaround: gcc 12 at -O3 -march=native (AVX-512)
+      // can vectorize a strided read of a stack array with aligned loads it has not aligned the
+      // array for (a depthwise convolution with stride 2 and blocked rows crashed so).
+      line(ty + " " + n + "[" + Math.max(1, size.getAsLong()) + "] __attribute__((aligned(64)));");
       stmt(a.body());
     } else {
       String alloc =

@@ -55,7 +55,7 @@ class CCodegenTest {
             const float* restrict B, float* restrict C, int32_t n) {
               #pragma omp parallel for
               for (int32_t i_outer = 0; i_outer < kg_floordiv_i32(n + 7, 8); ++i_outer) {
-                float T_local[8];
+                float T_local[8] __attribute__((aligned(64)));
                 #pragma omp simd
                 for (int32_t i_inner = 0; i_inner < 8; ++i_inner) {
                   const int32_t idx = (i_outer * 8) + i_inner;

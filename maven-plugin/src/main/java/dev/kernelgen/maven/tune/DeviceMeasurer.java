@@ -11,6 +11,7 @@ import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.eval.TensorInterpreter;
 import dev.kernelgen.lower.SplitHostDevice;
 import dev.kernelgen.runtime.CudaDevice;
+import dev.kernelgen.runtime.CudaGraph;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
@@ -47,8 +48,9 @@ import java.util.concurrent.Future;
  * (threads per block, shared memory per block) are rejected from the lowered IR; the rest are
  * compiled in parallel (nvcc processes for CUDA; OpenCL C is built by the driver when loaded), then
  * each is loaded, run once and checked against the tensor-expression oracle, and timed with the
- * device's timer (CUDA events, OpenCL profiling) over repeated launches after a warm-up. A
- * candidate the driver rejects or that fails at run time is a failed trial.
+ * device's timer over repeated launches after a warm-up: on CUDA, events around a CUDA graph of the
+ * launches (GPU time); on OpenCL, profiling events. A candidate the driver rejects or that fails at
+ * run time is a failed trial.
  *
  * <p>A kernel that hangs cannot be interrupted from the host, so there is no per-candidate timeout
  * here; the schedules searched have no data-dependent loops.
@@ -282,14 +284,33 @@ public final class DeviceMeasurer implements Measurer {
       }
       device.synchronize();
       double[] samples = new double[repeats];
+      // On CUDA the launches of a repeat are captured in a graph and replayed: GPU time, not the
+      // host's cost of launching, which would hide the differences between small kernels.
+      Runnable repeat =
+          () -> {
+            for (int i = 0; i < callsPerRepeat; i++) {
+              launch.run();
+            }
+          };
+      CudaGraph graph = device instanceof CudaDevice cuda ? cuda.captureGraph(repeat) : null;
       try (DeviceTimer t = device.timer()) {
+        if (graph != null) {
+          graph.launch();
+          device.synchronize();
+        }
         for (int r = 0; r < repeats; r++) {
           t.start();
-          for (int i = 0; i < callsPerRepeat; i++) {
-            launch.run();
+          if (graph != null) {
+            graph.launch();
+          } else {
+            repeat.run();
           }
           t.stop();
           samples[r] = t.elapsedMillis() * 1e3 / callsPerRepeat;
+        }
+      } finally {
+        if (graph != null) {
+          graph.close();
         }
       }
       Arrays.sort(samples);

@@ -50,4 +50,30 @@ class TunedDepthwiseTest {
       }
     }
   }
+
+  /**
+   * A stride-2 convolution with four rows blocked and the plane's padded copy on the stack: gcc 12
+   * at -O3 -march=native vectorized its strided reads with aligned loads of the (then unaligned)
+   * stack array and the kernel crashed; local arrays are now declared 64-byte aligned.
+   */
+  @Test
+  void strideTwoWithBlockedRowsRuns() {
+    assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
+    CHarnessMeasurer m = new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 1, 0, 1, 60);
+    TunedDepthwise.Op op =
+        TunedDepthwise.operator(Workload.of(1, 2, 96, 96, 1, 3, 2, Padding.SAME), false);
+    TuningTask t =
+        new TuningTask(
+            "Test/depthwise_s2",
+            Target.C,
+            op.def(),
+            k -> TunedDepthwise.schedule(op.conv(), op.out(), k),
+            "dw");
+    Configuration c =
+        Configuration.of(
+            java.util.Map.of(
+                "copy_padded", 1, "row_block", 4, "rows", 0, "unroll_taps", 1, "vector", 0));
+    Measurement x = m.measure(t, List.of(c)).get(0);
+    assertThat(x.status()).as(x.detail()).isEqualTo(Measurement.Status.OK);
+  }
 }
