@@ -225,20 +225,16 @@ public final class DepthwiseSchedules {
     if (padded != null) {
       s.stage(padded).computeInline();
     }
-    Stage so = s.stage(out);
-    Tensor acc;
     if (out != conv) {
       for (Tensor t : out.op().inputs()) {
         if (t != conv && t.op() instanceof ComputeOp) {
           s.stage(t).computeInline();
         }
       }
-      s.stage(conv).setScope("local");
-      acc = conv;
-    } else {
-      acc = s.cacheWrite(conv, "local");
-      so = s.stage(conv);
     }
+    OpSchedules.Accumulator a = OpSchedules.localAccumulator(s, conv, out);
+    Tensor acc = a.local();
+    Stage so = a.output();
     IterVar plane = so.fuse(so.axis(0), so.axis(1));
     Stage.Split h = so.split(so.axis(2), (long) k.threadsY() * k.rows());
     Stage.Split w = so.split(so.axis(3), k.threadsX());

@@ -114,6 +114,24 @@ public final class OpSchedules {
     return null;
   }
 
+  /** The stage that accumulates a reduction in registers, and the stage that writes the output. */
+  record Accumulator(Tensor local, Stage output) {}
+
+  /**
+   * Accumulates reduction {@code red} in {@code local} scope: when it is the output {@code out}, in
+   * a local cache of it ({@code cache_write}) that the output stage copies out; else (elementwise
+   * stages after it, inlined into the output) the reduction itself becomes local, computed inside
+   * the output's loops where the caller attaches it.
+   */
+  static Accumulator localAccumulator(Schedule s, Tensor red, Tensor out) {
+    if (red == out) {
+      Tensor local = s.cacheWrite(red, "local");
+      return new Accumulator(local, s.stage(red));
+    }
+    s.stage(red).setScope("local");
+    return new Accumulator(red, s.stage(out));
+  }
+
   /** Inlines every injective stage that is not an output. */
   static void inlineInjective(Schedule s) {
     for (Stage st : s.stages()) {
@@ -145,16 +163,9 @@ public final class OpSchedules {
     inlineInjective(s);
     Tensor mm = reductionOf(out);
     Tensor b = mm.op().inputs().get(1);
-    Tensor acc;
-    Stage so;
-    if (mm == out) {
-      acc = s.cacheWrite(mm, "local");
-      so = s.stage(mm);
-    } else {
-      acc = mm;
-      s.stage(mm).setScope("local");
-      so = s.stage(out);
-    }
+    Accumulator a = localAccumulator(s, mm, out);
+    Tensor acc = a.local();
+    Stage so = a.output();
     Tensor panel = s.cacheRead(b, "local", acc);
     Stage.Split j = so.split(so.axis(1), tj);
     Stage.Split i = so.split(so.axis(0), ti);
@@ -194,16 +205,9 @@ public final class OpSchedules {
     Schedule s = Schedule.create(out);
     inlineInjective(s);
     Tensor conv = reductionOf(out);
-    Tensor acc;
-    Stage so;
-    if (conv == out) {
-      acc = s.cacheWrite(conv, "local");
-      so = s.stage(conv);
-    } else {
-      acc = conv;
-      s.stage(conv).setScope("local");
-      so = s.stage(out);
-    }
+    Accumulator a = localAccumulator(s, conv, out);
+    Tensor acc = a.local();
+    Stage so = a.output();
     Stage.Split f = so.split(so.axis(1), tf);
     Stage.Split h = so.split(so.axis(2), th);
     so.reorder(so.axis(0), h.outer(), f.outer(), f.inner(), h.inner(), so.axis(3));
@@ -326,16 +330,9 @@ public final class OpSchedules {
         threadsF * threadsH * threadsW);
     Schedule s = Schedule.create(out);
     inlineInjective(s);
-    Tensor local;
-    Stage so;
-    if (conv == out) {
-      local = s.cacheWrite(conv, "local");
-      so = s.stage(conv);
-    } else {
-      local = conv;
-      s.stage(conv).setScope("local");
-      so = s.stage(out);
-    }
+    Accumulator a = localAccumulator(s, conv, out);
+    Tensor local = a.local();
+    Stage so = a.output();
     Tensor padded = DepthwiseSchedules.paddedInput(conv);
     Tensor source = padded != null ? padded : conv.op().inputs().get(0);
     if (padded != null) {
