@@ -108,6 +108,12 @@ plain_java=(.device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".device
 # process dies of a segmentation fault later (seen on the H200). Not under compute-sanitizer,
 # which injects itself through LD_PRELOAD.
 java=(env "LD_PRELOAD=$PWD/.device/jre/lib/libjsig.so${LD_PRELOAD:+:$LD_PRELOAD}" "${plain_java[@]}")
+# The same Java with another class path: java_cp CLASSPATH MAIN ARGS...
+java_cp() {
+  local cp=$1
+  shift
+  "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp" "$@"
+}
 export PATH=$PATH:/usr/local/cuda/bin
 
 # The tests that need a CUDA device (runtime's CudaDeviceTest, every library operator and seed
@@ -117,8 +123,7 @@ if [[ $cmd == tests ]]; then
   mkdir -p "$out"
   classes=$(cd .device/test && find runtime gpu-bench -name '*Test.class' | sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
   cp_tests=".device/lib/*:.device/test/runtime:.device/test/gpu-bench:.device/test/lib/*"
-  "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp_tests" \
-    dev.kernelgen.bench.gpu.DeviceTestRunner $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
+  java_cp "$cp_tests" dev.kernelgen.bench.gpu.DeviceTestRunner $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
   exit 0
 fi
 
@@ -129,8 +134,7 @@ if [[ $cmd == sample ]]; then
   mkdir -p "$out"
   cp_sample=".device/sample/classes:.device/sample/lib/*:.device/lib/jcuda-12.6.0.jar:.device/lib/jocl-2.0.5.jar:.device/lib/jcuda-natives-driver.jar"
   for shape in "--c 256 --h 96 --w 96" "--c 256 --h 21 --w 21" "--c 256 --h 32 --w 32"; do
-    "${java[@]:0:2}" .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "$cp_sample" \
-      dev.kernelgen.samples.depthwise.DepthwiseMain --all --iterations 1000 $shape
+    java_cp "$cp_sample" dev.kernelgen.samples.depthwise.DepthwiseMain --all --iterations 1000 $shape
   done 2>&1 | tee "$out/sample-depthwise-conv.txt"
   exit 0
 fi
