@@ -101,14 +101,27 @@ final class GpuTuning {
   }
 
   static TuningTask task(Device device, Workload w, boolean fused) {
+    return task(device, w, fused, "", (s, k) -> fused ? s.fused(config(k)) : s.plain(config(k)));
+  }
+
+  /**
+   * A workload's depthwise operator (plain or fused) as a tuning task named {@code
+   * GpuBench/depthwise[_fused]<suffix>}, scheduled by {@code schedule} from the knobs.
+   */
+  private static TuningTask task(
+      Device device,
+      Workload w,
+      boolean fused,
+      String suffix,
+      java.util.function.BiFunction<SeedSchedules, Knobs, Schedule> schedule) {
     SeedSchedules s = SeedSchedules.of(w);
     List<Tensor> args = fused ? s.fusedArgs() : s.plainArgs();
     OperatorDef def = OperatorDef.of(args.subList(0, args.size() - 1), args.get(args.size() - 1));
     return new TuningTask(
-        "GpuBench/" + (fused ? "depthwise_fused" : "depthwise"),
+        "GpuBench/" + (fused ? "depthwise_fused" : "depthwise") + suffix,
         device.target(),
         def,
-        knobs -> DepthwiseSchedules.gpu(s.conv(), fused ? s.fused() : s.conv(), config(knobs)),
+        knobs -> schedule.apply(s, knobs),
         fused ? "fused" : "plain");
   }
 
@@ -140,17 +153,12 @@ final class GpuTuning {
   }
 
   static TuningTask directTask(Device device, Workload w, boolean fused) {
-    SeedSchedules s = SeedSchedules.of(w);
-    List<Tensor> args = fused ? s.fusedArgs() : s.plainArgs();
-    OperatorDef def = OperatorDef.of(args.subList(0, args.size() - 1), args.get(args.size() - 1));
-    return new TuningTask(
-        "GpuBench/" + (fused ? "depthwise_fused_direct" : "depthwise_direct"),
-        device.target(),
-        def,
-        knobs ->
-            DepthwiseSchedules.gpuDirect(
-                s.conv(), fused ? s.fused() : s.conv(), directConfig(knobs)),
-        fused ? "fused" : "plain");
+    return task(
+        device,
+        w,
+        fused,
+        "_direct",
+        (s, k) -> fused ? s.fusedDirect(directConfig(k)) : s.plainDirect(directConfig(k)));
   }
 
   /** The trials as tuning-log records. */
