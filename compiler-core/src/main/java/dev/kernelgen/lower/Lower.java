@@ -4,6 +4,7 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.Tensor;
@@ -13,6 +14,7 @@ import dev.kernelgen.tir.MemoryScope;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.Stmt;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -55,7 +57,7 @@ public final class Lower {
     if (dump != null) {
       dump.accept("after schedule_ops:\n" + body.show());
     }
-    for (Pass p : passes(target, params)) {
+    for (Pass p : passes(target, params, storageOrders(schedule))) {
       Stmt next = p.fn().apply(body);
       if (dump != null && next != body) {
         dump.accept("after " + p.name() + ":\n" + next.show());
@@ -72,10 +74,25 @@ public final class Lower {
     return lower(schedule, name, args, target, null);
   }
 
-  /** The passes after loop-nest construction, in order. */
-  public static List<Pass> passes(Target target, Map<Tensor, Buffer> params) {
+  /** The buffers laid out in another order than row-major ({@code reorder_storage}). */
+  private static Map<Tensor, List<Integer>> storageOrders(Schedule schedule) {
+    Map<Tensor, List<Integer>> out = new HashMap<>();
+    for (Stage st : schedule.stages()) {
+      if (!st.storageOrder().isEmpty()) {
+        out.put(st.tensor(), st.storageOrder());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The passes after loop-nest construction, in order; {@code storageOrders} gives the dimension
+   * order of the buffers that a schedule laid out in another order than row-major.
+   */
+  public static List<Pass> passes(
+      Target target, Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders) {
     List<Pass> out = new ArrayList<>();
-    out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params)));
+    out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params, storageOrders)));
     out.add(new Pass("inject_virtual_thread", InjectVirtualThread::run));
     out.add(new Pass("unroll_loops", UnrollLoops::run));
     out.add(new Pass("simplify", Simplifier::simplify));

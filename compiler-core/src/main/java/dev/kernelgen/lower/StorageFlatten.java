@@ -23,6 +23,7 @@ import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,40 +31,47 @@ import java.util.Map;
 /**
  * Turns multi-dimensional tensors into flat buffers: a realized region becomes an {@link Allocate}
  * of its (constant, where bounds allow) size, and every access an index {@code sum((i_d - min_d) *
- * stride_d)}, row-major. Parameters are indexed by their shapes. Indices are 32-bit when the buffer
- * is known to hold fewer than 2^31 elements, else 64-bit.
+ * stride_d)}, row-major unless the schedule ordered the stage's storage ({@code reorder_storage}:
+ * the strides follow that order). Parameters are indexed by their shapes. Indices are 32-bit when
+ * the buffer is known to hold fewer than 2^31 elements, else 64-bit.
  */
 final class StorageFlatten extends StmtMutator {
   private record Layout(Buffer buffer, List<Expr> mins, List<Expr> strides, DType indexType) {}
 
   private final Map<Tensor, Layout> layouts = new HashMap<>();
   private final Map<Var, ConstIntBound> loopBounds = new HashMap<>();
+  private final Map<Tensor, List<Integer>> storageOrders;
 
-  private StorageFlatten(Map<Tensor, Buffer> params) {
+  private StorageFlatten(Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders) {
+    this.storageOrders = storageOrders;
     for (var e : params.entrySet()) {
       List<Expr> shape = e.getKey().shape();
       List<Expr> mins = new ArrayList<>();
       for (Expr ignored : shape) {
         mins.add(IntImm.of(0));
       }
-      layouts.put(e.getKey(), layout(e.getValue(), mins, shape));
+      layouts.put(e.getKey(), layout(e.getValue(), mins, shape, List.of()));
     }
   }
 
-  static Stmt run(Stmt body, Map<Tensor, Buffer> params) {
-    return new StorageFlatten(params).mutate(body);
+  static Stmt run(Stmt body, Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders) {
+    return new StorageFlatten(params, storageOrders).mutate(body);
   }
 
-  private static Layout layout(Buffer buffer, List<Expr> mins, List<Expr> extents) {
-    List<Expr> strides = new ArrayList<>();
+  /** Strides for dimensions stored in {@code order} (outermost first; empty: row-major). */
+  private static Layout layout(
+      Buffer buffer, List<Expr> mins, List<Expr> extents, List<Integer> order) {
+    Expr[] strides = new Expr[extents.size()];
     Expr stride = IntImm.of(DType.INT64, 1);
-    for (int d = extents.size() - 1; d >= 0; d--) {
-      strides.add(0, stride);
+    for (int k = extents.size() - 1; k >= 0; k--) {
+      int d = order.isEmpty() ? k : order.get(k);
+      strides[d] = stride;
       stride = Simplifier.simplify(stride.mul(Cast.of(DType.INT64, extents.get(d))));
     }
     boolean small = stride instanceof IntImm s && s.value() < Integer.MAX_VALUE;
     DType it = small ? DType.INT32 : DType.INT64;
-    List<Expr> typed = strides.stream().map(x -> Simplifier.simplify(Cast.of(it, x))).toList();
+    List<Expr> typed =
+        Arrays.stream(strides).map(x -> Simplifier.simplify(Cast.of(it, x))).toList();
     return new Layout(buffer, mins, typed, it);
   }
 
@@ -121,7 +129,7 @@ final class StorageFlatten extends StmtMutator {
       extents.add(ext);
     }
     Buffer buffer = new Buffer(t.name(), t.dtype(), r.scope(), List.of());
-    Layout l = layout(buffer, mins, extents);
+    Layout l = layout(buffer, mins, extents, storageOrders.getOrDefault(t, List.of()));
     layouts.put(t, l);
     Expr size = IntImm.of(DType.INT64, 1);
     for (Expr e : extents) {

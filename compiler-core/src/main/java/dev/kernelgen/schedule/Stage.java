@@ -43,6 +43,7 @@ public final class Stage {
   private Stage attachStage;
   private IterVar attachIterVar;
   private MemoryScope scope = MemoryScope.GLOBAL;
+  private List<Integer> storageOrder = List.of();
   private boolean output;
 
   Stage(Schedule schedule, Tensor tensor) {
@@ -152,6 +153,14 @@ public final class Stage {
 
   public MemoryScope scope() {
     return scope;
+  }
+
+  /**
+   * The order of this stage's buffer dimensions, outermost first, as indices of its axes; empty for
+   * the default row-major order (see {@link #reorderStorage}).
+   */
+  public List<Integer> storageOrder() {
+    return storageOrder;
   }
 
   public boolean isOutput() {
@@ -433,6 +442,57 @@ public final class Stage {
     p.add(pragma);
     attrs.put(iv, new IterVarAttr(a.kind(), a.threadTag(), p));
     schedule.trace().record(this, "pragma", iv.name(), pragma);
+  }
+
+  /**
+   * Lays out this stage's buffer with its dimensions in the order {@code axes}, outermost first (as
+   * {@link #reorder} orders loops; Halide's {@code reorder_storage} lists them innermost first).
+   * The tensor and its indices do not change, only the strides of the buffer: for example a local
+   * accumulator of an NCHW convolution stored with channels innermost, so that a loop vectorized
+   * over channels reads and writes it contiguously. Only intermediate stages have a layout to
+   * choose; inputs and outputs are the caller's buffers, row-major.
+   */
+  public void reorderStorage(IterVar... axes) {
+    checkCompute("reorder_storage");
+    UserError.check(
+        !output,
+        "reorder_storage of '%s': it is an output of the schedule, stored row-major in the"
+            + " caller's buffer",
+        name());
+    List<Integer> order = new ArrayList<>();
+    for (IterVar iv : axes) {
+      int d = axis.indexOf(iv);
+      UserError.check(
+          d >= 0,
+          "reorder_storage of '%s': '%s' is not one of its axes %s (storage dimensions are the"
+              + " axes, not split or fused loops)",
+          name(),
+          iv == null ? "null" : iv.name(),
+          axis);
+      UserError.check(
+          !order.contains(d), "reorder_storage of '%s': axis '%s' given twice", name(), iv.name());
+      order.add(d);
+    }
+    UserError.check(
+        order.size() == axis.size(),
+        "reorder_storage of '%s': %d axes given, the stage has %d %s; name each once",
+        name(),
+        order.size(),
+        axis.size(),
+        axis);
+    this.storageOrder = List.copyOf(order);
+    schedule.trace().record(this, "reorder_storage", names(axes));
+  }
+
+  /** A root (data-parallel) axis by name, for replaying traces. */
+  public IterVar rootAxis(String ivName) {
+    for (IterVar iv : axis) {
+      if (iv.name().equals(ivName)) {
+        return iv;
+      }
+    }
+    throw new UserError(
+        String.format("stage '%s' has no axis named '%s' (axes: %s)", name(), ivName, axis));
   }
 
   /**

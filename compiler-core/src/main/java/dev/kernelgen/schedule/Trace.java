@@ -66,6 +66,8 @@ public final class Trace {
       case "parallel" -> stage.parallel(stage.leaf(a.get(0)));
       case "pragma" -> stage.pragma(stage.leaf(a.get(0)), a.get(1));
       case "set_scope" -> stage.setScope(a.get(0));
+      case "reorder_storage" ->
+          stage.reorderStorage(a.stream().map(stage::rootAxis).toArray(IterVar[]::new));
       case "cache_read" ->
           s.cacheRead(
               stage.tensor(),

@@ -167,7 +167,8 @@ class RandomScheduleTest {
 
     System.out.printf(
         "%s: %d random schedules, %d rejected, %d ran on IR, %d on C, %d on Java; with"
-            + " compute_at %d, compute_inline %d, fuse %d, parallel %d, vectorize %d, unroll %d%n",
+            + " compute_at %d, compute_inline %d, fuse %d, parallel %d, vectorize %d, unroll %d,"
+            + " reorder_storage %d%n",
         op.name(),
         CASES,
         rejected,
@@ -179,7 +180,8 @@ class RandomScheduleTest {
         count(cases, "fuse"),
         count(cases, "parallel"),
         count(cases, "vectorize"),
-        count(cases, "unroll"));
+        count(cases, "unroll"),
+        count(cases, "reorder_storage"));
     if (!failures.isEmpty()) {
       throw new AssertionError(
           failures.size()

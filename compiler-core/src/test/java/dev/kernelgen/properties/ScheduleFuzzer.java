@@ -54,6 +54,11 @@ final class ScheduleFuzzer {
       for (int k = 0; k < ops; k++) {
         loopOp(st);
       }
+      if (!st.isOutput() && st.axis().size() > 1 && rnd.nextInt(3) == 0) {
+        List<IterVar> dims = new ArrayList<>(st.axis());
+        Collections.shuffle(dims, rnd);
+        st.reorderStorage(dims.toArray(IterVar[]::new));
+      }
       boolean attached = !st.isOutput() && rnd.nextInt(3) != 0 && computeAt(st);
       annotate(st, attached);
     }

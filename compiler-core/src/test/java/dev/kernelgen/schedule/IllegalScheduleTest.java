@@ -147,6 +147,26 @@ class IllegalScheduleTest {
   }
 
   @Test
+  void reorderStorageOfAnOutputOrWithAxesThatAreNotAPermutation() {
+    Schedule s = Schedule.create(d);
+    Stage sd = s.stage(d);
+    assertThatThrownBy(() -> sd.reorderStorage(sd.axis(1), sd.axis(0)))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("reorder_storage of 'D': it is an output of the schedule");
+    Stage sc = s.stage(c);
+    Stage.Split j = sc.split(sc.axis(1), 4);
+    assertThatThrownBy(() -> sc.reorderStorage(j.inner(), sc.axis(0)))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("'j.inner' is not one of its axes");
+    assertThatThrownBy(() -> sc.reorderStorage(sc.axis(0), sc.axis(0)))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("axis 'i' given twice");
+    assertThatThrownBy(() -> sc.reorderStorage(sc.axis(1)))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("1 axes given, the stage has 2");
+  }
+
+  @Test
   void scheduleOfAPlaceholder() {
     Schedule s = Schedule.create(d);
     assertThatThrownBy(() -> s.stage(a).split(s.stage(c).axis(0), 2))

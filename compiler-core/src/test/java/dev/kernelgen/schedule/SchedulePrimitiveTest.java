@@ -1,7 +1,10 @@
 package dev.kernelgen.schedule;
 
 import static dev.kernelgen.te.TE.*;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.lower.Lower;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
@@ -481,6 +484,47 @@ class SchedulePrimitiveTest {
     s.stage(ch.b()).computeAt(sc, x.outer());
     Check.check(s, NO_DIMS);
     s.stage(ch.b()).setScope("shared");
+    Check.check(s, NO_DIMS);
+  }
+
+  @Test
+  void reorderStorageOfALocalAccumulator() {
+    // A 4x4 tile of C accumulated column-major, attached with the reduction split around it.
+    MatMul m = MatMul.make();
+    Schedule s = Schedule.create(m.c());
+    Tensor cl = s.cacheWrite(m.c(), "local");
+    Stage sc = s.stage(m.c());
+    Stage.Tile t = sc.tile(sc.axis(0), sc.axis(1), 4, 4);
+    Stage scl = s.stage(cl);
+    scl.computeAt(sc, t.yOuter());
+    scl.reorderStorage(scl.axis(1), scl.axis(0));
+    scl.reorder(scl.reduceAxis(0), scl.axis(1), scl.axis(0));
+    Check.check(s, NO_DIMS);
+    // The buffer's strides follow the order: C.local[i, j] is at (i - i0) + (j - j0) * 4.
+    String ir = Lower.lower(s, "f", Target.C).body().show();
+    assertThat(ir)
+        .contains("C.local[(i + (j * 4))] = (C.local[(i + (j * 4))] + ")
+        .contains("= C.local[(i.inner + (j.inner * 4))]");
+    // Replayed from its trace onto a fresh schedule, it lowers to the same code.
+    MatMul fresh = MatMul.make();
+    Schedule r = Schedule.create(fresh.c());
+    r.cacheWrite(fresh.c(), "local");
+    Trace.replay(
+        s.trace().steps().stream().filter(st -> !st.primitive().equals("cache_write")).toList(), r);
+    assertThat(r.trace().toString()).contains("reorder_storage(j, i)");
+    assertThat(Lower.lower(r, "f", Target.C).body().show()).isEqualTo(ir);
+  }
+
+  @Test
+  void reorderStorageOfAnAttachedProducerReadWithAStride() {
+    // B = 2A + 1 stored innermost-axis-first inside the tiles of the consumer.
+    Chain ch = Chain.make();
+    Schedule s = Schedule.create(ch.c());
+    Stage sc = s.stage(ch.c());
+    Stage.Split x = sc.split(sc.axis(0), 5);
+    Stage sb = s.stage(ch.b());
+    sb.computeAt(sc, x.outer());
+    sb.reorderStorage(sb.axis(2), sb.axis(0), sb.axis(1));
     Check.check(s, NO_DIMS);
   }
 
