@@ -39,7 +39,16 @@ class OpSchedulesTest {
     Tensor conv = Conv.conv2dNchw(in, f, 1, 1, Padding.same(11, 9, 3, 3, 1, 1, 1), 1);
     Check.check(OpSchedules.conv2dCpu(conv, Knobs.defaults()), Map.of());
     Tensor strided = Conv.conv2dNchw(in, f, 2, 2, Padding.valid(), 1);
-    Check.check(OpSchedules.conv2dCpu(strided, Knobs.configured(Map.of("tile_f", 8))), Map.of());
+    Check.check(
+        OpSchedules.conv2dCpu(strided, Knobs.configured(Map.of("tile_f", 16, "tile_w", 4))),
+        Map.of());
+    // More channels than a tile (a ragged last group of 4) and rows of 6-pixel tiles (9 = 6 + 3).
+    Tensor wide = placeholder("Wide", FLOAT32, 20, 5, 3, 3);
+    Check.check(
+        OpSchedules.conv2dCpu(
+            Conv.conv2dNchw(in, wide, 1, 1, Padding.same(11, 9, 3, 3, 1, 1, 1), 1),
+            Knobs.configured(Map.of("tile_f", 16, "tile_w", 6, "tile_h", 2))),
+        Map.of());
     Tensor bias = placeholder("ConvBias", FLOAT32, 6, 1, 1);
     Tensor fused = Elementwise.relu(Elementwise.add(conv, bias));
     Check.check(OpSchedules.conv2dCpu(fused, Knobs.defaults()), Map.of());

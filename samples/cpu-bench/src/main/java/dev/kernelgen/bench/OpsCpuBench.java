@@ -43,8 +43,9 @@ import java.util.Random;
  *
  * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--only TEXT] [OUT_JSON]}; {@code OUT_JSON}
  * defaults to {@value #DEFAULT_OUT}. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
- * that have it (for example {@code -Dops.knob.tile_f=8}). The 4096 matmul (137 GFLOP per run) is
- * measured only with {@code --big}, once per implementation.
+ * that have it (for example {@code -Dops.knob.tile_f=8}); {@code -Dops.dump=DIR} writes the
+ * generated C there. The 4096 matmul (137 GFLOP per run) is measured only with {@code --big}, once
+ * per implementation.
  */
 public final class OpsCpuBench {
   public static final String DEFAULT_OUT = "bench/results/ops-cpu-latest.json";
@@ -228,6 +229,12 @@ public final class OpsCpuBench {
     Schedule s = DefaultSchedules.forTarget(Target.C, op, knobs);
     PrimFunc f = Lower.lower(s, name, op.args(), Target.C, null);
     String source = CCodegen.generate(List.of(f), "ops_" + name);
+    // -Dops.dump=DIR writes the generated C beside the run, for reading what the schedule became.
+    String dump = System.getProperty("ops.dump");
+    if (dump != null) {
+      Files.createDirectories(Path.of(dump));
+      Files.writeString(Path.of(dump, name + ".c"), source);
+    }
     Path lib = Files.createTempFile("kernelgen-ops", ".so");
     NativeToolchain.fromEnvironment().compileSharedLibrary(source, lib);
     byte[] bytes = Files.readAllBytes(lib);
