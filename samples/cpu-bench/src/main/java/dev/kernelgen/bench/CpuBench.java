@@ -30,6 +30,9 @@ public final class CpuBench {
   /** Largest absolute difference from the reference that counts as correct. */
   public static final double TOLERANCE = 1e-3;
 
+  /** Rounds of the side-by-side timing of ours and ONNX Runtime ({@link Timing#sideBySide}). */
+  static final int ROUNDS = 5;
+
   /** One row: median microseconds of each implementation, null where it was not measured. */
   public record Result(String workload, boolean fused, Double oursUs, Double ortUs, Double javaUs) {
     /** How many times faster ours is than ONNX Runtime; null without both figures. */
@@ -141,19 +144,27 @@ public final class CpuBench {
     float[] expected = new float[w.outputSize()];
     java.run(in, filter, scale, shift, expected);
 
-    Double ortUs;
-    try (OrtRunner ort = OrtRunner.of(w, fused, filter, scale, shift)) {
-      check("ONNX Runtime", label, expected, ort.run(in));
-      ortUs = ort.medianMicros(in, timing);
-    }
-
-    Double oursUs = null;
+    // Ours (tuned first, when it is the tuned kernel) and ONNX Runtime, each checked against the
+    // Java loops, then timed side by side (alternating rounds, see Timing#sideBySide).
     DepthwiseImpl impl = ours == null ? null : ours.create(w, fused);
+    Runnable oursRun = null;
     if (impl != null) {
       float[] got = new float[w.outputSize()];
       impl.run(in, filter, scale, shift, got);
       check("ours (" + ours.name() + ")", label, expected, got);
-      oursUs = timing.medianMicros(impl.prepare(in, filter, scale, shift, got));
+      oursRun = impl.prepare(in, filter, scale, shift, got);
+    }
+    Double ortUs;
+    Double oursUs = null;
+    try (OrtRunner ort = OrtRunner.of(w, fused, filter, scale, shift)) {
+      check("ONNX Runtime", label, expected, ort.run(in));
+      if (oursRun == null) {
+        ortUs = timing.medianMicros(ort.timed(in));
+      } else {
+        double[] t = timing.sideBySide(oursRun, ort.timed(in), ROUNDS);
+        oursUs = t[0];
+        ortUs = t[1];
+      }
     }
 
     float[] scratch = new float[w.outputSize()];

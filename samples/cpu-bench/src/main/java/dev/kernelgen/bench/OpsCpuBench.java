@@ -194,8 +194,11 @@ public final class OpsCpuBench {
     if (!(diff <= 1e-2)) {
       throw new IllegalStateException(name + ": ours and ONNX Runtime differ by " + diff);
     }
-    double oursUs = timing.medianMicros(() -> k.fn.launch(LaunchConfig.HOST, kargs));
-    double ortUs = ort.medianMicros(ortInput, timing);
+    double[] t =
+        timing.sideBySide(
+            () -> k.fn.launch(LaunchConfig.HOST, kargs), ort.timed(ortInput), CpuBench.ROUNDS);
+    double oursUs = t[0];
+    double ortUs = t[1];
     Row r = new Row(name, flops, oursUs, ortUs, diff);
     System.out.printf(
         "%-26s ours %10.1f us   ORT %10.1f us   ORT/ours %.2f%s   (max |diff| %.2g; knobs %s)%n",

@@ -56,17 +56,16 @@ public final class OrtRunner implements AutoCloseable {
     return out;
   }
 
-  /** Median microseconds of a session run on {@code in}, set once before timing. */
-  public double medianMicros(float[] in, Timing timing) throws OrtException {
+  /** One run on {@code in} (set once, here) into the pinned output, for timing. */
+  public Runnable timed(float[] in) {
     setInput(in);
-    return timing.medianMicros(
-        () -> {
-          try {
-            runPinned();
-          } catch (OrtException e) {
-            throw new IllegalStateException("ONNX Runtime run failed", e);
-          }
-        });
+    return () -> {
+      try {
+        runPinned();
+      } catch (OrtException e) {
+        throw new IllegalStateException("ONNX Runtime run failed", e);
+      }
+    };
   }
 
   private void setInput(float[] in) {

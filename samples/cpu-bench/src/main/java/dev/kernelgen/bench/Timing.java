@@ -20,14 +20,42 @@ public record Timing(long warmupNanos, long budgetNanos, int minReps, int maxRep
 
   /** Median microseconds of {@code op}. */
   public double medianMicros(Runnable op) {
-    // Warm-up: at least twice (JIT, page faults, ORT's first-run allocations), then until the
-    // warm-up time is spent.
+    warmUp(op);
+    return median(sample(op, budgetNanos, minReps, maxReps));
+  }
+
+  /**
+   * Median microseconds of {@code a} and of {@code b}, measured side by side: after both warm up,
+   * {@code rounds} rounds each time {@code a} then {@code b} for a share of the budget, the samples
+   * of each pooled. A change in the load of a shared machine (another tenant's job starting) then
+   * falls on both rather than on whichever was measured second.
+   */
+  public double[] sideBySide(Runnable a, Runnable b, int rounds) {
+    warmUp(a);
+    warmUp(b);
+    long[] ta = new long[0];
+    long[] tb = new long[0];
+    int min = Math.max(1, minReps / rounds);
+    int max = Math.max(min, maxReps / rounds);
+    for (int r = 0; r < rounds; r++) {
+      ta = concat(ta, sample(a, budgetNanos / rounds, min, max));
+      tb = concat(tb, sample(b, budgetNanos / rounds, min, max));
+    }
+    return new double[] {median(ta), median(tb)};
+  }
+
+  // Warm-up: at least twice (JIT, page faults, ORT's first-run allocations), then until the
+  // warm-up time is spent.
+  private void warmUp(Runnable op) {
     long start = System.nanoTime();
     int warm = 0;
     while (warm < 2 || (System.nanoTime() - start < warmupNanos && warm < maxReps)) {
       op.run();
       warm++;
     }
+  }
+
+  private static long[] sample(Runnable op, long budget, int minReps, int maxReps) {
     long[] times = new long[maxReps];
     int reps = 0;
     long measureStart = System.nanoTime();
@@ -38,14 +66,24 @@ public record Timing(long warmupNanos, long budgetNanos, int minReps, int maxRep
       long spent = System.nanoTime() - measureStart;
       // Stop at the budget once minReps are in; a slow operation (a second per run) stops after
       // three runs at twice the budget rather than taking minReps seconds.
-      if ((spent >= budgetNanos && reps >= minReps) || (spent >= 2 * budgetNanos && reps >= 3)) {
+      if ((spent >= budget && reps >= minReps) || (spent >= 2 * budget && reps >= 3)) {
         break;
       }
     }
-    long[] sorted = Arrays.copyOf(times, reps);
+    return Arrays.copyOf(times, reps);
+  }
+
+  private static long[] concat(long[] x, long[] y) {
+    long[] out = Arrays.copyOf(x, x.length + y.length);
+    System.arraycopy(y, 0, out, x.length, y.length);
+    return out;
+  }
+
+  private static double median(long[] times) {
+    long[] sorted = times.clone();
     Arrays.sort(sorted);
-    double median =
-        reps % 2 == 1 ? sorted[reps / 2] : (sorted[reps / 2 - 1] + sorted[reps / 2]) / 2.0;
+    int n = sorted.length;
+    double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
     return median / 1000.0;
   }
 }

@@ -43,7 +43,9 @@ import java.util.Map;
  *
  * <p>Knobs: {@code vector} (0: whole rows vectorized, else chunks of 8 or 16), {@code rows} (rows
  * of output per parallel task; 0: a whole plane per task), {@code copy_padded} (copy each task's
- * padded input into a local buffer, or read the input with bounds checks), {@code unroll_taps}.
+ * padded input into a local buffer, or read the input with bounds checks), {@code unroll_taps},
+ * {@code row_block} (output rows computed together) and, for the plain convolution, {@code
+ * local_sum} (sum in a local row buffer then copy, or in the output).
  */
 public final class TunedDepthwise implements OursKernel {
   private final Path logFile;
@@ -108,7 +110,20 @@ public final class TunedDepthwise implements OursKernel {
     int copy = k.knob("copy_padded", 1, 0);
     int unroll = k.knob("unroll_taps", 1, 0);
     int block = k.knob("row_block", 1, 2, 4);
+    // The plain convolution sums either in a local row buffer (cache_write) that is then copied to
+    // the output, as the fused operator's scale_shift and relu read it, or in the output itself.
+    int localSum = out == conv ? k.knob("local_sum", 1, 0) : 1;
     Schedule s = Schedule.create(out);
+    Tensor sum = conv;
+    if (out != conv) {
+      for (Tensor t : out.op().inputs()) {
+        if (t != conv && t.op() instanceof dev.kernelgen.te.ComputeOp) {
+          s.stage(t).computeInline();
+        }
+      }
+    } else if (localSum == 1) {
+      sum = s.cacheWrite(conv, "local");
+    }
     Stage so = s.stage(out);
     IterVar task = so.fuse(so.axis().get(0), so.axis().get(1));
     IterVar row = so.axis().get(2);
@@ -118,16 +133,11 @@ public final class TunedDepthwise implements OursKernel {
       row = r.inner();
     }
     so.parallel(task);
-    Stage sc = s.stage(conv);
+    Stage sc = s.stage(sum);
     // Row blocking: `block` output rows computed together inside the vectorized column loop, the
     // rows and taps unrolled, so that an input row loaded for one output row serves the others
     // it overlaps (the C compiler merges the identical loads).
-    if (out != conv) {
-      for (Tensor t : out.op().inputs()) {
-        if (t != conv && t.op() instanceof dev.kernelgen.te.ComputeOp) {
-          s.stage(t).computeInline();
-        }
-      }
+    if (sum != out) {
       IterVar at = row;
       if (block > 1) {
         at = so.split(row, block).outer();

@@ -71,8 +71,23 @@ class OrtRunnerTest {
     Workload w = Workload.of(1, 4, 9, 9, 1, 3, 1, Padding.SAME);
     float[] filter = new float[w.filterSize()];
     try (OrtRunner ort = OrtRunner.of(w, false, filter, null, null)) {
-      double us = ort.medianMicros(new float[w.inputSize()], new Timing(0, 1_000_000, 3, 5));
+      double us = new Timing(0, 1_000_000, 3, 5).medianMicros(ort.timed(new float[w.inputSize()]));
       assertThat(us).isPositive().isLessThan(1e6);
+    }
+  }
+
+  @Test
+  void sideBySideTimingKeepsTheTwoApart() {
+    // Two spins of 0.2 and 2 ms, timed in alternating rounds: each median is its own.
+    double[] t = new Timing(0, 50_000_000, 5, 50).sideBySide(() -> spin(200), () -> spin(2000), 5);
+    assertThat(t[0]).isGreaterThanOrEqualTo(200).isLessThan(1000);
+    assertThat(t[1]).isGreaterThanOrEqualTo(2000).isGreaterThan(4 * t[0]);
+  }
+
+  private static void spin(long micros) {
+    long end = System.nanoTime() + micros * 1000;
+    while (System.nanoTime() < end) {
+      Thread.onSpinWait();
     }
   }
 
