@@ -35,19 +35,25 @@ public final class DepthwiseSchedules {
    */
   public static Schedule cpu(Tensor conv, Tensor out, int vector) {
     Schedule s = Schedule.create(out);
-    Stage so = s.stage(out);
-    IterVar plane = so.fuse(so.axis().get(0), so.axis().get(1));
-    so.parallel(plane);
-    Stage sc = s.stage(conv);
+    Tensor sum = conv;
     if (out != conv) {
       for (Tensor t : out.op().inputs()) {
         if (t != conv && t.op() instanceof ComputeOp) {
           s.stage(t).computeInline();
         }
       }
-      sc.computeAt(so, so.axis().get(2));
-      vectorizeRow(so, so.axis().get(3), vector);
+    } else {
+      // The plain convolution sums in a local row too (cache_write), then copies it out, as the
+      // fused one's scale_shift and relu read it: measured up to twice as fast as summing in the
+      // output (96x96 VALID on a 2-core AVX-512 machine: 584 -> 313 us).
+      sum = s.cacheWrite(conv, "local");
     }
+    Stage so = s.stage(out);
+    IterVar plane = so.fuse(so.axis().get(0), so.axis().get(1));
+    so.parallel(plane);
+    Stage sc = s.stage(sum);
+    sc.computeAt(so, so.axis().get(2));
+    vectorizeRow(so, so.axis().get(3), vector);
     // The row vectorized, the filter taps unrolled inside it: each output's sum stays in a
     // vector register, one multiply-add per tap.
     vectorizeRow(sc, sc.axis().get(3), vector);
