@@ -26,9 +26,9 @@ public record Timing(long warmupNanos, long budgetNanos, int minReps, int maxRep
 
   /**
    * Median microseconds of {@code a} and of {@code b}, measured side by side: after both warm up,
-   * {@code rounds} rounds each time {@code a} then {@code b} for a share of the budget, the samples
-   * of each pooled. A change in the load of a shared machine (another tenant's job starting) then
-   * falls on both rather than on whichever was measured second.
+   * {@code rounds} rounds each time {@code a} then {@code b} for a share of the budget (after one
+   * untimed run), the samples of each pooled. A change in the load of a shared machine (another
+   * tenant's job starting) then falls on both rather than on whichever was measured second.
    */
   public double[] sideBySide(Runnable a, Runnable b, int rounds) {
     warmUp(a);
@@ -37,8 +37,12 @@ public record Timing(long warmupNanos, long budgetNanos, int minReps, int maxRep
     long[] tb = new long[0];
     int min = Math.max(1, minReps / rounds);
     int max = Math.max(min, maxReps / rounds);
+    // Each round starts with one untimed run: the other side's threads may still be spinning on
+    // the cores (ORT's pool and OpenMP both spin after a run) and its data fills the caches.
     for (int r = 0; r < rounds; r++) {
+      a.run();
       ta = concat(ta, sample(a, budgetNanos / rounds, min, max));
+      b.run();
       tb = concat(tb, sample(b, budgetNanos / rounds, min, max));
     }
     return new double[] {median(ta), median(tb)};
