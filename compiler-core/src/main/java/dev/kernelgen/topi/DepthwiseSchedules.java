@@ -45,8 +45,10 @@ public final class DepthwiseSchedules {
     } else {
       // The plain convolution sums in a local row too (cache_write), then copies it out, as the
       // fused one's scale_shift and relu read it: measured up to twice as fast as summing in the
-      // output (96x96 VALID on a 2-core AVX-512 machine: 584 -> 313 us).
-      sum = s.cacheWrite(conv, "local");
+      // output (96x96 VALID on a 2-core AVX-512 machine: 584 -> 313 us). In global scope as the
+      // fused one's row is: a symbolic row width cannot size a local array (in C both are the
+      // same: a stack array when the size is a small constant, else the heap).
+      sum = s.cacheWrite(conv, "global");
     }
     Stage so = s.stage(out);
     IterVar plane = so.fuse(so.axis().get(0), so.axis().get(1));

@@ -4,6 +4,7 @@ import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.Check;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,22 @@ class DepthwiseTest {
     Tensor fused = Nn.relu(Nn.scaleShift(conv, scale, shift));
     Check.check(DepthwiseSchedules.cpu(conv, fused, 8), Map.of());
     Check.check(Schedule.create(fused), Map.of());
+  }
+
+  /** The CPU schedule on a symbolic shape (the sample's generic kernels): rows of any width. */
+  @org.junit.jupiter.api.Test
+  void cpuScheduleOfASymbolicShape() {
+    Var c = var("c");
+    Var h = var("h");
+    Var w = var("w");
+    Tensor in = placeholder("Input", FLOAT32, 1, c, h, w);
+    Tensor f = placeholder("Filter", FLOAT32, c, 1, 3, 3);
+    Tensor scale = placeholder("Scale", FLOAT32, c);
+    Tensor shift = placeholder("Shift", FLOAT32, c);
+    Tensor conv = Nn.depthwiseConv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1);
+    Map<Var, Long> dims = Map.of(c, 3L, h, 13L, w, 19L);
+    Check.check(DepthwiseSchedules.cpu(conv, conv, 0), dims);
+    Check.check(DepthwiseSchedules.cpu(conv, Nn.relu(Nn.scaleShift(conv, scale, shift)), 8), dims);
   }
 
   @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
