@@ -40,6 +40,16 @@ class SchedulePrimitiveTest {
           compute("C", shape(13, 9), (i, j) -> sum(a.at(i, k.var()).mul(b.at(k.var(), j)), k));
       return new MatMul(a, b, k, c);
     }
+
+    /** C accumulated in a local cache per 4x4 tile of C (cache_write, attached at the tile). */
+    Stage localTile(Schedule s) {
+      Tensor cl = s.cacheWrite(c, "local");
+      Stage sc = s.stage(c);
+      Stage.Tile t = sc.tile(sc.axis(0), sc.axis(1), 4, 4);
+      Stage scl = s.stage(cl);
+      scl.computeAt(sc, t.yOuter());
+      return scl;
+    }
   }
 
   /** A three-point horizontal blur of a 23x17 image (valid region: 23x15). */
@@ -456,11 +466,7 @@ class SchedulePrimitiveTest {
   void cacheWriteOfAMatmulComputedAtAnAxisOfTheOriginal() {
     MatMul m = MatMul.make();
     Schedule s = Schedule.create(m.c());
-    Tensor cl = s.cacheWrite(m.c(), "local");
-    Stage sc = s.stage(m.c());
-    Stage.Tile t = sc.tile(sc.axis(0), sc.axis(1), 4, 4);
-    Stage scl = s.stage(cl);
-    scl.computeAt(sc, t.yOuter());
+    Stage scl = m.localTile(s);
     Stage.Split k = scl.split(scl.reduceAxis(0), 3);
     scl.reorder(k.outer(), scl.axis(0), k.inner(), scl.axis(1));
     Check.check(s, NO_DIMS);
@@ -489,14 +495,10 @@ class SchedulePrimitiveTest {
 
   @Test
   void reorderStorageOfALocalAccumulator() {
-    // A 4x4 tile of C accumulated column-major, attached with the reduction split around it.
+    // A 4x4 tile of C accumulated column-major, the reduction outside the tile's loops.
     MatMul m = MatMul.make();
     Schedule s = Schedule.create(m.c());
-    Tensor cl = s.cacheWrite(m.c(), "local");
-    Stage sc = s.stage(m.c());
-    Stage.Tile t = sc.tile(sc.axis(0), sc.axis(1), 4, 4);
-    Stage scl = s.stage(cl);
-    scl.computeAt(sc, t.yOuter());
+    Stage scl = m.localTile(s);
     scl.reorderStorage(scl.axis(1), scl.axis(0));
     scl.reorder(scl.reduceAxis(0), scl.axis(1), scl.axis(0));
     Check.check(s, NO_DIMS);

@@ -7,6 +7,7 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.Check;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -20,20 +21,14 @@ class DepthwiseTest {
   })
   void cpuScheduleMatchesTheOracle(
       int n, int c, int h, int w, int k, int m, int stride, String pad) {
-    Tensor in = placeholder("Input", FLOAT32, n, c, h, w);
-    Tensor f = placeholder("Filter", FLOAT32, c, m, k, k);
-    Tensor scale = placeholder("Scale", FLOAT32, c * m);
-    Tensor shift = placeholder("Shift", FLOAT32, c * m);
-    Padding p = Padding.of(pad, h, w, k, k, stride, stride, 1);
-    Tensor conv = Nn.depthwiseConv2dNchw(in, f, stride, stride, p, 1);
-    Check.check(DepthwiseSchedules.cpu(conv, conv, 8), Map.of());
-    Tensor fused = Nn.relu(Nn.scaleShift(conv, scale, shift));
-    Check.check(DepthwiseSchedules.cpu(conv, fused, 8), Map.of());
-    Check.check(Schedule.create(fused), Map.of());
+    DepthwiseCase d = DepthwiseCase.of(n, c, h, w, k, m, stride, pad);
+    Check.check(DepthwiseSchedules.cpu(d.conv(), d.conv(), 8), Map.of());
+    Check.check(DepthwiseSchedules.cpu(d.conv(), d.fused(), 8), Map.of());
+    Check.check(Schedule.create(d.fused()), Map.of());
   }
 
   /** The CPU schedule on a symbolic shape (the sample's generic kernels): rows of any width. */
-  @org.junit.jupiter.api.Test
+  @Test
   void cpuScheduleOfASymbolicShape() {
     Var c = var("c");
     Var h = var("h");
@@ -56,20 +51,14 @@ class DepthwiseTest {
   })
   void directGpuScheduleMatchesTheOracleOnTheIrInterpreter(
       int n, int c, int h, int w, int k, int m, int stride, String pad) {
-    Tensor in = placeholder("Input", FLOAT32, n, c, h, w);
-    Tensor f = placeholder("Filter", FLOAT32, c, m, k, k);
-    Tensor scale = placeholder("Scale", FLOAT32, c * m);
-    Tensor shift = placeholder("Shift", FLOAT32, c * m);
-    Padding p = Padding.of(pad, h, w, k, k, stride, stride, 1);
-    Tensor conv = Nn.depthwiseConv2dNchw(in, f, stride, stride, p, 1);
-    Tensor fused = Nn.relu(Nn.scaleShift(conv, scale, shift));
+    DepthwiseCase d = DepthwiseCase.of(n, c, h, w, k, m, stride, pad);
     for (var cfg :
         new DepthwiseSchedules.DirectConfig[] {
           new DepthwiseSchedules.DirectConfig(4, 2, 8),
           new DepthwiseSchedules.DirectConfig(3, 4, 16, false)
         }) {
-      GpuCheck.check(DepthwiseSchedules.gpuDirect(conv, conv, cfg), Map.of());
-      GpuCheck.check(DepthwiseSchedules.gpuDirect(conv, fused, cfg), Map.of());
+      GpuCheck.check(DepthwiseSchedules.gpuDirect(d.conv(), d.conv(), cfg), Map.of());
+      GpuCheck.check(DepthwiseSchedules.gpuDirect(d.conv(), d.fused(), cfg), Map.of());
     }
   }
 }

@@ -1,11 +1,7 @@
 package dev.kernelgen.topi;
 
-import static dev.kernelgen.te.TE.FLOAT32;
-import static dev.kernelgen.te.TE.placeholder;
-
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.testing.Check;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -35,22 +31,17 @@ class SeedWorkloadsTest {
   })
   void generatedCAndJavaMatchTheOracle(
       int n, int c, int h, int w, int k, int m, int stride, String pad) {
-    Tensor in = placeholder("Input", FLOAT32, n, c, h, w);
-    Tensor f = placeholder("Filter", FLOAT32, c, m, k, k);
-    Tensor scale = placeholder("Scale", FLOAT32, c * m);
-    Tensor shift = placeholder("Shift", FLOAT32, c * m);
-    Padding p = Padding.of(pad, h, w, k, k, stride, stride, 1);
-    Tensor conv = Nn.depthwiseConv2dNchw(in, f, stride, stride, p, 1);
-    Tensor fused = Nn.relu(Nn.scaleShift(conv, scale, shift));
+    DepthwiseCase d = DepthwiseCase.of(n, c, h, w, k, m, stride, pad);
     var backends = EnumSet.of(Check.Backend.C, Check.Backend.JAVA);
     Check.check(
-        DepthwiseSchedules.cpu(conv, conv, 0),
-        List.of(in, f, conv),
+        DepthwiseSchedules.cpu(d.conv(), d.conv(), 0),
+        List.of(d.in(), d.filter(), d.conv()),
         Map.of(),
         backends,
         1e-4,
         1e-4);
-    List<Tensor> args = new ArrayList<>(List.of(in, f, scale, shift, fused));
-    Check.check(DepthwiseSchedules.cpu(conv, fused, 0), args, Map.of(), backends, 1e-4, 1e-4);
+    List<Tensor> args = List.of(d.in(), d.filter(), d.scale(), d.shift(), d.fused());
+    Check.check(
+        DepthwiseSchedules.cpu(d.conv(), d.fused(), 0), args, Map.of(), backends, 1e-4, 1e-4);
   }
 }
