@@ -35,21 +35,7 @@ public final class DepthwiseSchedules {
    */
   public static Schedule cpu(Tensor conv, Tensor out, int vector) {
     Schedule s = Schedule.create(out);
-    Tensor sum = conv;
-    if (out != conv) {
-      for (Tensor t : out.op().inputs()) {
-        if (t != conv && t.op() instanceof ComputeOp) {
-          s.stage(t).computeInline();
-        }
-      }
-    } else {
-      // The plain convolution sums in a local row too (cache_write), then copies it out, as the
-      // fused one's scale_shift and relu read it: measured up to twice as fast as summing in the
-      // output (96x96 VALID on a 2-core AVX-512 machine: 584 -> 313 us). In global scope as the
-      // fused one's row is: a symbolic row width cannot size a local array (in C both are the
-      // same: a stack array when the size is a small constant, else the heap).
-      sum = s.cacheWrite(conv, "global");
-    }
+    Tensor sum = rowSum(s, conv, out);
     Stage so = s.stage(out);
     IterVar plane = so.fuse(so.axis().get(0), so.axis().get(1));
     so.parallel(plane);
@@ -66,6 +52,27 @@ public final class DepthwiseSchedules {
       s.stage(padded).computeAt(so, plane);
     }
     return s;
+  }
+
+  /**
+   * The stage that sums the convolution, to be computed per output row: with elementwise stages
+   * after it (scale_shift, relu; inlined into {@code out} here) the convolution itself; for the
+   * plain convolution a cache of it ({@code cache_write}) that {@code out} copies, so that both sum
+   * in a row buffer rather than in the output: measured up to twice as fast (96x96 VALID on a
+   * 2-core AVX-512 machine: 584 -> 313 us). In global scope as the fused one's row is: a symbolic
+   * row width cannot size a local array (in C both are the same: a stack array when the size is a
+   * small constant, else the heap). Call it before the output's loops are split.
+   */
+  public static Tensor rowSum(Schedule s, Tensor conv, Tensor out) {
+    if (out == conv) {
+      return s.cacheWrite(conv, "global");
+    }
+    for (Tensor t : out.op().inputs()) {
+      if (t != conv && t.op() instanceof ComputeOp) {
+        s.stage(t).computeInline();
+      }
+    }
+    return conv;
   }
 
   /**

@@ -110,20 +110,11 @@ public final class TunedDepthwise implements OursKernel {
     int copy = k.knob("copy_padded", 1, 0);
     int unroll = k.knob("unroll_taps", 1, 0);
     int block = k.knob("row_block", 1, 2, 4);
-    // The plain convolution sums either in a local row buffer (cache_write) that is then copied to
-    // the output, as the fused operator's scale_shift and relu read it, or in the output itself.
+    // The plain convolution sums either in a row buffer that is then copied to the output, as the
+    // fused operator's scale_shift and relu read it (DepthwiseSchedules.rowSum), or in the output.
     int localSum = out == conv ? k.knob("local_sum", 1, 0) : 1;
     Schedule s = Schedule.create(out);
-    Tensor sum = conv;
-    if (out != conv) {
-      for (Tensor t : out.op().inputs()) {
-        if (t != conv && t.op() instanceof dev.kernelgen.te.ComputeOp) {
-          s.stage(t).computeInline();
-        }
-      }
-    } else if (localSum == 1) {
-      sum = s.cacheWrite(conv, "local");
-    }
+    Tensor sum = localSum == 1 ? DepthwiseSchedules.rowSum(s, conv, out) : conv;
     Stage so = s.stage(out);
     IterVar task = so.fuse(so.axis().get(0), so.axis().get(1));
     IterVar row = so.axis().get(2);
