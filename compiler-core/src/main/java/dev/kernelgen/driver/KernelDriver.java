@@ -17,6 +17,7 @@ import dev.kernelgen.driver.LibraryModel.Temporary;
 import dev.kernelgen.driver.LibraryModel.Variant;
 import dev.kernelgen.driver.SpecReader.LibrarySpec;
 import dev.kernelgen.driver.SpecReader.OperatorSpec;
+import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
 import dev.kernelgen.schedule.Schedule;
@@ -272,7 +273,7 @@ public final class KernelDriver {
               ops,
               javaClass,
               javaSource);
-      writeString(dir.resolve("manifest.json"), Json.write(manifest(model, moduleJson)));
+      writeString(dir.resolve("manifest.json"), Json.pretty(manifest(model, moduleJson)));
       request.log().accept(summary(model));
       return model;
     }

@@ -1,6 +1,7 @@
 package dev.kernelgen.tune;
 
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.json.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,7 +77,7 @@ public record TuningRecord(
       j.put("detail", detail);
     }
     j.put("time", time);
-    return JsonLine.write(j);
+    return Json.line(j);
   }
 
   private static Double round(double us) {
@@ -91,12 +92,12 @@ public record TuningRecord(
    */
   @SuppressWarnings("unchecked")
   public static TuningRecord parse(String line) {
-    Object o = JsonLine.parse(line);
+    Object o = Json.parse(line);
     if (!(o instanceof Map<?, ?> m)) {
       throw new IllegalArgumentException("not a JSON object");
     }
     Object format = m.get("format");
-    if (!(format instanceof Double f) || f.intValue() != FORMAT) {
+    if (!(format instanceof Integer f) || f != FORMAT) {
       throw new IllegalArgumentException(
           "format " + format + " is not this version's format " + FORMAT);
     }
@@ -109,13 +110,13 @@ public record TuningRecord(
       for (Object dims : (List<Object>) require(m, "shape")) {
         List<Long> ds = new ArrayList<>();
         for (Object d : (List<Object>) dims) {
-          ds.add(((Double) d).longValue());
+          ds.add(((Number) d).longValue());
         }
         shape.add(ds);
       }
       Map<String, Integer> config = new TreeMap<>();
       ((Map<String, Object>) require(m, "config"))
-          .forEach((k, v) -> config.put(k, ((Double) v).intValue()));
+          .forEach((k, v) -> config.put(k, ((Number) v).intValue()));
       List<String> trace = new ArrayList<>();
       if (m.get("trace") instanceof List<?> tl) {
         tl.forEach(t -> trace.add(String.valueOf(t)));
@@ -147,6 +148,6 @@ public record TuningRecord(
   }
 
   private static double number(Object o) {
-    return o instanceof Double d ? d : Double.NaN;
+    return o instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 }
