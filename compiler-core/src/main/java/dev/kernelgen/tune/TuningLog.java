@@ -1,12 +1,19 @@
 package dev.kernelgen.tune;
 
+import dev.kernelgen.json.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -17,10 +24,16 @@ import java.util.stream.Stream;
 /**
  * Tuning logs: files of {@link TuningRecord}s, one JSON object per line, appended to as trials end
  * (so an interrupted tuning run keeps what it measured and resumes from there). A line that is not
- * a record of this format, for example one written by a newer version or cut off by a crash, is
- * reported and skipped; it never fails a build.
+ * a valid record of this format (not UTF-8, cut off by a crash, nested beyond {@link
+ * Json#MAX_DEPTH}, a member of the wrong type, a successful time that is not a positive number, or
+ * one written by another version) is skipped with a warning naming the file and line; it never
+ * fails a build. Writers take an exclusive lock on the file and append whole lines with one write,
+ * so several {@code kernels:tune} processes can share a log; readers take a shared lock.
  */
 public final class TuningLog {
+  /** File locks are held per JVM: one thread of this JVM at a time touches a log. */
+  private static final Object JVM_LOCK = new Object();
+
   private TuningLog() {}
 
   /** The records of {@code file}, in order; none when it does not exist. */
@@ -29,25 +42,61 @@ public final class TuningLog {
     if (!Files.isRegularFile(file)) {
       return out;
     }
-    List<String> lines;
+    byte[] bytes;
     try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      bytes = readLocked(file);
     } catch (IOException e) {
       warn.accept("cannot read tuning log " + file + ": " + e.getMessage() + "; ignoring it");
       return out;
     }
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i).strip();
-      if (line.isEmpty()) {
-        continue;
+    int lineNo = 0;
+    for (int start = 0; start < bytes.length; ) {
+      int end = start;
+      while (end < bytes.length && bytes[end] != '\n') {
+        end++;
       }
+      lineNo++;
+      String why = null;
       try {
-        out.add(TuningRecord.parse(line));
+        String line = utf8(bytes, start, end).strip();
+        if (!line.isEmpty()) {
+          out.add(TuningRecord.parse(line));
+        }
+      } catch (CharacterCodingException e) {
+        why = "not valid UTF-8";
       } catch (IllegalArgumentException e) {
-        warn.accept("tuning log " + file + ":" + (i + 1) + ": skipping a line: " + e.getMessage());
+        why = e.getMessage();
       }
+      if (why != null) {
+        warn.accept("tuning log " + file + ":" + lineNo + ": skipping a line: " + why);
+      }
+      start = end + 1;
     }
     return out;
+  }
+
+  private static String utf8(byte[] bytes, int from, int to) throws CharacterCodingException {
+    return StandardCharsets.UTF_8
+        .newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+        .decode(ByteBuffer.wrap(bytes, from, to - from))
+        .toString();
+  }
+
+  private static byte[] readLocked(Path file) throws IOException {
+    synchronized (JVM_LOCK) {
+      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+          FileLock lock = ch.lock(0, Long.MAX_VALUE, true)) {
+        long size = ch.size();
+        if (size > Integer.MAX_VALUE - 8) {
+          throw new IOException("file too large (" + size + " bytes)");
+        }
+        ByteBuffer buf = ByteBuffer.allocate((int) size);
+        while (buf.hasRemaining() && ch.read(buf) >= 0) {}
+        return Arrays.copyOf(buf.array(), buf.position());
+      }
+    }
   }
 
   /** The records of every {@code *.jsonl} file under {@code dir}, files in name order. */
@@ -66,8 +115,12 @@ public final class TuningLog {
     return out;
   }
 
-  /** Appends {@code records} to {@code file}, creating it and its directory as needed. */
-  public static synchronized void append(Path file, List<TuningRecord> records) {
+  /**
+   * Appends {@code records} to {@code file}, creating it and its directory as needed: under an
+   * exclusive lock of the file, whole lines in one write, so that concurrent writers (other
+   * processes included) never interleave within a line.
+   */
+  public static void append(Path file, List<TuningRecord> records) {
     if (records.isEmpty()) {
       return;
     }
@@ -75,18 +128,26 @@ public final class TuningLog {
     for (TuningRecord r : records) {
       sb.append(r.toJson()).append('\n');
     }
+    ByteBuffer bytes = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
     try {
       Path parent = file.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      Files.writeString(
-          file,
-          sb,
-          StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND,
-          StandardOpenOption.WRITE);
+      synchronized (JVM_LOCK) {
+        try (FileChannel ch =
+                FileChannel.open(
+                    file,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.APPEND);
+            FileLock lock = ch.lock()) {
+          // One write for every line; the loop only continues a write the OS cut short.
+          while (bytes.hasRemaining()) {
+            ch.write(bytes);
+          }
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot append to tuning log " + file, e);
     }
@@ -112,6 +173,7 @@ public final class TuningLog {
     List<TuningRecord> ok = new ArrayList<>();
     for (TuningRecord r : records) {
       if (r.isOk()
+          && r.medianUs() > 0
           && r.operator().equals(operator)
           && r.target().equals(target)
           && r.shape().equals(shape)

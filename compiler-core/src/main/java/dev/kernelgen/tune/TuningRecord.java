@@ -87,8 +87,8 @@ public record TuningRecord(
   /**
    * Reads a line written by {@link #toJson}.
    *
-   * @throws IllegalArgumentException when the line is not JSON, not of {@link #FORMAT}, or lacks a
-   *     member
+   * @throws IllegalArgumentException when the line is not JSON, not of {@link #FORMAT}, lacks a
+   *     member, has one of the wrong type, or is a successful record whose times are not positive
    */
   @SuppressWarnings("unchecked")
   public static TuningRecord parse(String line) {
@@ -121,6 +121,16 @@ public record TuningRecord(
       if (m.get("trace") instanceof List<?> tl) {
         tl.forEach(t -> trace.add(String.valueOf(t)));
       }
+      String status = (String) require(m, "status");
+      double median = number(m, "median_us");
+      double min = number(m, "min_us");
+      if (status.equals(Measurement.Status.OK.name()) && !(median > 0 && min > 0)) {
+        throw new IllegalArgumentException(
+            "a successful record needs positive times, has median_us "
+                + m.get("median_us")
+                + " and min_us "
+                + m.get("min_us"));
+      }
       return new TuningRecord(
           (String) require(m, "operator"),
           (String) require(m, "target"),
@@ -129,9 +139,9 @@ public record TuningRecord(
           shape,
           Configuration.of(config),
           trace,
-          (String) require(m, "status"),
-          number(m.get("median_us")),
-          number(m.get("min_us")),
+          status,
+          median,
+          min,
           m.get("detail") instanceof String d ? d : "",
           m.get("time") instanceof String t ? t : "");
     } catch (ClassCastException | NullPointerException | UserError e) {
@@ -147,7 +157,13 @@ public record TuningRecord(
     return v;
   }
 
-  private static double number(Object o) {
-    return o instanceof Number n ? n.doubleValue() : Double.NaN;
+  /** A time: a number, or NaN when absent or null (failed records have none). */
+  private static double number(Map<?, ?> m, String name) {
+    return switch (m.get(name)) {
+      case null -> Double.NaN;
+      case Number n -> n.doubleValue();
+      case Object o ->
+          throw new IllegalArgumentException("member '" + name + "' is not a number: " + o);
+    };
   }
 }
