@@ -181,8 +181,9 @@ public final class LauncherGenerator {
       for (Argument a : op.inputs()) {
         names.add(javaName(a.name()));
       }
+      Set<String> used = new LinkedHashSet<>(names);
       for (Argument a : op.outputs()) {
-        names.add(javaName(a.name()));
+        names.add(unique(outputName(op, a, used), used));
       }
       d.add("  k.$L($L);\n", op.name(), String.join(", ", names));
     }
@@ -263,7 +264,7 @@ public final class LauncherGenerator {
         inNames.add(unique(javaName(a.name()), used));
       }
       for (Argument a : op.outputs()) {
-        outNames.add(unique(javaName(a.name()), used));
+        outNames.add(unique(outputName(op, a, used), used));
       }
       for (int k = 0; k < op.inputs().size(); k++) {
         List<Expr> shape = op.inputs().get(k).shape();
@@ -428,7 +429,9 @@ public final class LauncherGenerator {
     private MethodSpec allocate(int k, ClassName type) {
       Argument out = op.outputs().get(k);
       String name =
-          "allocate" + cap() + (op.outputs().size() == 1 ? "Output" : capitalize(outNames.get(k)));
+          "allocate"
+              + cap()
+              + (op.outputs().size() == 1 ? "Output" : capitalize(javaName(out.name())));
       MethodSpec.Builder m =
           MethodSpec.methodBuilder(name)
               .addModifiers(Modifier.PUBLIC)
@@ -764,6 +767,19 @@ public final class LauncherGenerator {
       n = "t" + n;
     }
     return SourceVersion.isKeyword(n) ? n + "_" : n;
+  }
+
+  /**
+   * An output's parameter: {@code out} for an operator's only output, {@code <tensor>Out} for one
+   * of several, whatever its last stage is called, so that a stage named like an input ({@code
+   * Bias} beside {@code bias}) does not turn the output into {@code bias2}; {@code output} where an
+   * input is already called {@code out}.
+   */
+  static String outputName(Operator op, Argument out, Set<String> used) {
+    if (op.outputs().size() > 1) {
+      return javaName(out.name()) + "Out";
+    }
+    return used.contains("out") ? "output" : "out";
   }
 
   private static String unique(String name, Set<String> used) {

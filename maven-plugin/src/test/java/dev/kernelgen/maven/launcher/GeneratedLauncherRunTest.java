@@ -128,7 +128,7 @@ class GeneratedLauncherRunTest {
       Method host = launcher.getMethod("rowSum", HostTensor.class, HostTensor.class);
       assertThatThrownBy(() -> call(host, k, x, wrong))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("rowSum: argument 'plusOne' has 4 at dim 0 (shape [4]), expected m = 3");
+          .hasMessage("rowSum: argument 'out' has 4 at dim 0 (shape [4]), expected m = 3");
       assertThatThrownBy(() -> call(host, k, ints, wrong))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("rowSum: argument 'x' is INT32, expected FLOAT32");

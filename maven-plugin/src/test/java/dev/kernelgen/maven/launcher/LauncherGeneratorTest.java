@@ -46,4 +46,22 @@ class LauncherGeneratorTest {
     }
     assertThat(files.get(0).content()).isEqualTo(expected);
   }
+
+  /**
+   * Outputs are named after their role, not their last stage: an operator whose stage {@code Bias}
+   * sits beside an input {@code bias} takes {@code (x, bias, out)}, not {@code bias2}.
+   */
+  @Test
+  void outputParametersAreNamedAfterTheOperatorNotTheirStage() throws Exception {
+    LibraryModel m = model(TestSpecs.Naming.class, tmp.resolve("res"), Target.JAVA);
+    String src = LauncherGenerator.generate(m).get(0).content();
+    assertThat(src)
+        .contains("public void addBias(HostTensor x, HostTensor bias, HostTensor out)")
+        .contains("@param out output {@code Bias}")
+        .contains("public HostTensor allocateAddBiasOutput(HostTensor x, HostTensor bias)")
+        .contains("public void copyOut(HostTensor out, HostTensor output)")
+        .contains("public void twice(HostTensor x, HostTensor xPlusOut, HostTensor xMinusOut)")
+        .contains("public HostTensor allocateTwiceXPlus(HostTensor x)")
+        .doesNotContain("bias2");
+  }
 }

@@ -51,4 +51,39 @@ public final class TestSpecs {
       return OperatorDef.of(List.of(x), plus);
     }
   }
+
+  /**
+   * Output names beside inputs: a last stage {@code Bias} next to an input {@code bias}, an input
+   * called {@code out}, and an operator of two outputs.
+   */
+  @KernelLibrary(
+      name = "NamingKernels",
+      targets = {Target.JAVA})
+  public static final class Naming {
+    @Operator
+    public static OperatorDef addBias() {
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, n);
+      Tensor bias = placeholder("bias", FLOAT32, n);
+      return OperatorDef.of(
+          List.of(x, bias), compute("Bias", shape(n), i -> x.at(i).add(bias.at(i))));
+    }
+
+    @Operator
+    public static OperatorDef copyOut() {
+      Var n = var("n");
+      Tensor out = placeholder("out", FLOAT32, n);
+      return OperatorDef.of(List.of(out), compute("copy", shape(n), i -> out.at(i)));
+    }
+
+    @Operator
+    public static OperatorDef twice() {
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, n);
+      return OperatorDef.of(
+          List.of(x),
+          compute("x_plus", shape(n), i -> x.at(i).add(1f)),
+          compute("x_minus", shape(n), i -> x.at(i).sub(1f)));
+    }
+  }
 }
