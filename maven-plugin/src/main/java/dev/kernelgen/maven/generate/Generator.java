@@ -1,6 +1,7 @@
 package dev.kernelgen.maven.generate;
 
 import dev.kernelgen.annotations.KernelLibrary;
+import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.GenerateRequest;
@@ -21,10 +22,12 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -98,11 +101,15 @@ public final class Generator {
         .toolchain(tc)
         .cudaArchitectures(s.cudaArchitectures())
         .log(s.info());
+    GenerateRequest request = req.build();
     List<LibraryModel> models;
     try {
-      models = KernelDriver.generate(req.build());
+      models = KernelDriver.generate(request);
     } catch (UserError e) {
-      throw hint(e);
+      throw hint(
+          e,
+          request.specs().stream().<Class<?>>map(GenerateRequest.SpecSource::type).toList(),
+          s.targets());
     }
     Path tmp = s.sourcesOutput().resolveSibling(s.sourcesOutput().getFileName() + ".tmp");
     KernelDriver.deleteTree(tmp);
@@ -160,21 +167,73 @@ public final class Generator {
    * would print the cause's message (the same, in the toolchain's words) once more.
    */
   public static UserError hint(UserError e) {
+    return hint(e, List.of(), Set.of());
+  }
+
+  /**
+   * {@code e} with advice for a missing C or CUDA compiler: how to install it or point the plugin
+   * at it, and which targets to build instead, chosen among those the {@code specs}' libraries
+   * declare (narrowed by the {@code configured} targets, when any) so that every library keeps one.
+   */
+  public static UserError hint(UserError e, List<Class<?>> specs, Set<Target> configured) {
     // The toolchain names its Java API setters; a Maven user configures the plugin instead.
     String m = e.getMessage().replaceAll(" ?\\(NativeToolchain\\.with(Nvcc|Cc)\\)", "");
+    StringBuilder advice = new StringBuilder();
     if (m.contains("CUDA compiler")) {
-      return new UserError(
-          m
-              + "\nConfigure the plugin's <nvcc> (-Dkernels.nvcc=/path/to/nvcc), or build without"
-              + " CUDA (<targets>, -Dkernels.targets=OPENCL,C,JAVA).");
+      advice.append(
+          "\nnvcc comes with the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads):"
+              + " install it and put its bin directory on PATH or set CUDA_HOME, or configure the"
+              + " plugin's <nvcc> (-Dkernels.nvcc=/path/to/nvcc).");
+      advice.append(without(Target.CUDA, specs, configured));
     }
     if (m.contains("C compiler")) {
-      return new UserError(
-          m
-              + "\nConfigure the plugin's <cc> (-Dkernels.cc=/path/to/cc), or build without C"
-              + " (<targets>, -Dkernels.targets=JAVA).");
+      advice.append(
+          "\nInstall a C compiler with OpenMP (gcc or clang; on Debian or Ubuntu `apt-get install"
+              + " gcc`) and put it on PATH, or configure the plugin's <cc> (-Dkernels.cc=/path/to/cc).");
+      advice.append(without(Target.C, specs, configured));
     }
-    return e;
+    return advice.isEmpty() ? e : new UserError(m + advice);
+  }
+
+  /** Which targets to build without {@code missing}: only ones the libraries declare. */
+  private static String without(Target missing, List<Class<?>> specs, Set<Target> configured) {
+    Set<Target> rest = EnumSet.noneOf(Target.class);
+    List<String> stuck = new ArrayList<>();
+    for (Class<?> spec : specs) {
+      KernelLibrary lib = spec.getAnnotation(KernelLibrary.class);
+      if (lib == null) {
+        continue;
+      }
+      Set<Target> mine = EnumSet.noneOf(Target.class);
+      for (Target t : lib.targets()) {
+        if ((configured.isEmpty() || configured.contains(t)) && t != missing) {
+          mine.add(t);
+        }
+      }
+      if (mine.isEmpty()) {
+        stuck.add(lib.name().isEmpty() ? spec.getSimpleName() + "Kernels" : lib.name());
+      }
+      rest.addAll(mine);
+    }
+    if (specs.isEmpty()) {
+      return " Or build without " + missing + ": list the other targets in <targets>.";
+    }
+    if (!stuck.isEmpty()) {
+      return " "
+          + stuck
+          + " declare"
+          + (stuck.size() == 1 ? "s" : "")
+          + " no target but "
+          + missing
+          + " among the configured ones, so "
+          + missing
+          + " is needed.";
+    }
+    return " Or build without "
+        + missing
+        + ": <targets> or -Dkernels.targets="
+        + rest.stream().map(Target::name).collect(Collectors.joining(","))
+        + ".";
   }
 
   /** The spec sources, sorted. */

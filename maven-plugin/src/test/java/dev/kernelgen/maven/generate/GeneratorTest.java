@@ -117,6 +117,28 @@ class GeneratorTest {
         .hasNoCause();
   }
 
+  /** A {CUDA, C} library without nvcc is told to build C, never a target it does not declare. */
+  @Test
+  void aMissingNvccProposesOnlyTheLibrarysOwnTargets() throws Exception {
+    writeSpec(SPEC.formatted("2f").replace("Target.JAVA", "Target.CUDA, Target.C"));
+    assertThatThrownBy(() -> Generator.run(settings(Set.of(), tmp.resolve("no/nvcc"))))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("CUDA Toolkit")
+        .hasMessageContaining("-Dkernels.nvcc=")
+        .hasMessageContaining("-Dkernels.targets=C.")
+        .hasMessageNotContaining("JAVA")
+        .hasMessageNotContaining("OPENCL");
+  }
+
+  @Test
+  void aLibraryOfCudaAloneIsToldItNeedsNvcc() throws Exception {
+    writeSpec(SPEC.formatted("2f").replace("Target.JAVA", "Target.CUDA"));
+    assertThatThrownBy(() -> Generator.run(settings(Set.of(), tmp.resolve("no/nvcc"))))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("[DemoKernels] declares no target but CUDA")
+        .hasMessageNotContaining("-Dkernels.targets=");
+  }
+
   @Test
   void noSpecsIsNotAnError() {
     assertThat(Generator.run(settings(Set.of()))).isEqualTo(Generator.Outcome.NO_SPECS);
