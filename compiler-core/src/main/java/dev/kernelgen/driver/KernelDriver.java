@@ -71,6 +71,9 @@ public final class KernelDriver {
 
   private final GenerateRequest request;
 
+  /** Every user error of the build, reported together at its end. */
+  private final UserErrors errors = new UserErrors();
+
   private KernelDriver(GenerateRequest request) {
     this.request = request;
   }
@@ -78,7 +81,8 @@ public final class KernelDriver {
   /**
    * Builds every library of the request and returns their models, for launcher generation.
    *
-   * @throws UserError naming the spec file, class, method and problem
+   * @throws UserError naming the spec file, class, method and problem; one for all the problems
+   *     found, every operator and library being built as far as its own mistakes allow
    */
   public static List<LibraryModel> generate(GenerateRequest request) {
     return new KernelDriver(request).run();
@@ -117,14 +121,20 @@ public final class KernelDriver {
     List<LibrarySpec> libs = new ArrayList<>();
     Map<String, SpecSource> names = new TreeMap<>();
     for (SpecSource s : request.specs()) {
-      LibrarySpec lib = SpecReader.read(s);
+      LibrarySpec lib = errors.collect(s.displayName(), () -> SpecReader.read(s));
+      if (lib == null) {
+        continue;
+      }
       SpecSource before = names.put(lib.name(), s);
-      UserError.check(
-          before == null,
-          "%s: library '%s' is also declared by %s",
-          s.displayName(),
-          lib.name(),
-          before == null ? "" : before.type().getName());
+      if (before != null) {
+        errors.add(
+            s.displayName()
+                + ": library '"
+                + lib.name()
+                + "' is also declared by "
+                + before.type().getName());
+        continue;
+      }
       libs.add(lib);
     }
     libs.sort(Comparator.comparing(LibrarySpec::name));
@@ -135,8 +145,13 @@ public final class KernelDriver {
     try {
       List<LibraryModel> models = new ArrayList<>();
       for (LibrarySpec lib : libs) {
-        models.add(new LibraryBuild(lib, tmp).build());
+        LibraryModel m =
+            errors.collect(lib.source().displayName(), () -> new LibraryBuild(lib, tmp).build());
+        if (m != null) {
+          models.add(m);
+        }
       }
+      errors.throwIfAny();
       createDirectories(tmp);
       deleteTree(out);
       createDirectories(out.getParent());
@@ -226,8 +241,17 @@ public final class KernelDriver {
     LibraryModel build() {
       checkToolchain();
       List<LibraryModel.Operator> ops = new ArrayList<>();
+      int errorsBefore = errors.size();
       for (OperatorSpec op : lib.operators()) {
-        ops.add(operator(op));
+        // Each operator's mistakes are collected, and the next operator built all the same.
+        LibraryModel.Operator o =
+            errors.collect(SpecReader.where(op.source(), op.method()), () -> operator(op));
+        if (o != null) {
+          ops.add(o);
+        }
+      }
+      if (errors.size() > errorsBefore) {
+        return null;
       }
       if (request.tuning().isEmpty()) {
         request

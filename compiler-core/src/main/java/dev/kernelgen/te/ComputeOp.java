@@ -2,6 +2,7 @@ package dev.kernelgen.te;
 
 import dev.kernelgen.diag.UserError;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,6 +29,7 @@ public final class ComputeOp implements Operation {
           !iv.isReduce(), "compute '%s': axis %s is a reduce axis, not an output axis", name, iv);
     }
     checkReduceOnlyAtTop(name, body);
+    checkReduceAxesBound(name, axis, body);
     this.inputs = collectInputs(body);
     this.output = new Tensor(this);
   }
@@ -45,6 +47,28 @@ public final class ComputeOp implements Operation {
         super.visit(e);
       }
     }.visit(inner);
+  }
+
+  /**
+   * A reduce axis may only be read inside the reduction that lists it: elsewhere it has no value
+   * (lowering would find it outside the loop that binds it).
+   */
+  private static void checkReduceAxesBound(String name, List<IterVar> axis, Expr body) {
+    Set<Var> bound = new HashSet<>();
+    axis.forEach(iv -> bound.add(iv.var()));
+    if (body instanceof Reduce r) {
+      r.axes().forEach(iv -> bound.add(iv.var()));
+    }
+    for (Var v : FreeVars.of(body)) {
+      UserError.check(
+          !v.isReduceAxis() || bound.contains(v),
+          "compute '%s' uses reduce axis '%s' outside a reduction over it: a reduce axis may only"
+              + " be read inside the sum/max/min that lists it, as in sum(x.at(i, %s), %s)",
+          name,
+          v.name(),
+          v.name(),
+          v.name());
+    }
   }
 
   private static List<Tensor> collectInputs(Expr body) {

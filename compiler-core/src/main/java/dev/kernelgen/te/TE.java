@@ -54,7 +54,12 @@ public final class TE {
     Expr apply(List<Var> indices);
   }
 
-  /** A symbolic dim (int32), bound at launch time from the actual tensors. */
+  /**
+   * A symbolic dim (int32), bound at launch time from the actual tensors. Its name must be a
+   * lower-case Java identifier ({@code [a-z][A-Za-z0-9_]*}: {@code n}, {@code batch}, {@code
+   * inChannels}), since it names a variable of the generated launcher; the build rejects any other
+   * name of a dim.
+   */
   public static Var var(String name) {
     return new Var(name, DType.INT32);
   }
@@ -160,13 +165,14 @@ public final class TE {
   /** A reduce axis over {@code [0, extent)}. */
   public static IterVar reduceAxis(Object extent, String name) {
     Expr e = shape(extent).get(0);
-    return new IterVar(new Var(name, e.dtype()), Range.fromExtent(e), IterVar.Kind.REDUCE);
+    return new IterVar(Var.reduceAxis(name, e.dtype()), Range.fromExtent(e), IterVar.Kind.REDUCE);
   }
 
   /** A reduce axis over {@code [min, min + extent)}. */
   public static IterVar reduceAxis(Object min, Object extent, String name) {
     Expr e = shape(extent).get(0);
-    return new IterVar(new Var(name, e.dtype()), new Range(expr(min), e), IterVar.Kind.REDUCE);
+    return new IterVar(
+        Var.reduceAxis(name, e.dtype()), new Range(expr(min), e), IterVar.Kind.REDUCE);
   }
 
   public static Expr sum(Expr source, IterVar... axes) {

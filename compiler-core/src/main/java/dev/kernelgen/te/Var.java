@@ -10,9 +10,29 @@ public final class Var implements Expr {
   private final String name;
   private final DType dtype;
 
+  /**
+   * Made by {@link TE#reduceAxis}: only a reduction over it may read it (see {@link ComputeOp}).
+   */
+  private final boolean reduceAxis;
+
   public Var(String name, DType dtype) {
+    this(name, dtype, false);
+  }
+
+  private Var(String name, DType dtype, boolean reduceAxis) {
     this.name = Objects.requireNonNull(name);
     this.dtype = Objects.requireNonNull(dtype);
+    this.reduceAxis = reduceAxis;
+  }
+
+  /** The variable of a reduce axis that the DSL made. */
+  static Var reduceAxis(String name, DType dtype) {
+    return new Var(name, dtype, true);
+  }
+
+  /** Whether the DSL made this variable for a reduce axis. */
+  boolean isReduceAxis() {
+    return reduceAxis;
   }
 
   /** An int32 index variable. */

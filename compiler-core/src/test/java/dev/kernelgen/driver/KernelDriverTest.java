@@ -193,4 +193,22 @@ class KernelDriverTest {
         .content()
         .isEqualTo(first);
   }
+
+  /** A spec with three mistakes fails one build with all three, each naming its spec method. */
+  @Test
+  void everyOperatorsMistakeIsReportedInOneFailure() {
+    assertThatThrownBy(() -> KernelDriver.generate(request(Specs.Mistakes.class).build()))
+        .isInstanceOf(UserError.class)
+        .hasMessageStartingWith("3 errors in the kernel specs:\n1. ")
+        .hasMessageContaining(
+            "Mistakes.java: dev.kernelgen.driver.Specs$Mistakes.upperCaseDim(): dim 'N' must be a"
+                + " lower-case Java identifier")
+        .hasMessageContaining(
+            "Mistakes.java: dev.kernelgen.driver.Specs$Mistakes.rowSum(): compute 'rowSum' uses"
+                + " reduce axis 'k2' outside a reduction over it")
+        .hasMessageContaining(
+            "Mistakes.java: dev.kernelgen.driver.Specs$Mistakes.nothing() returned null")
+        .hasMessageNotContaining("fine()");
+    assertThat(tmp.resolve("resources")).doesNotExist();
+  }
 }

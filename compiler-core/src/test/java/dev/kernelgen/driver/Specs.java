@@ -105,4 +105,41 @@ final class Specs {
       return OperatorDef.of(List.of(a), compute("b", shape(n), i -> a.at(i).mul(3f)));
     }
   }
+
+  /** Three operators with a mistake each, and a good one: one build reports all three. */
+  @KernelLibrary(
+      name = "MistakenKernels",
+      targets = {Target.JAVA})
+  static final class Mistakes {
+    @Operator
+    public static OperatorDef upperCaseDim() {
+      Var n = var("N");
+      Tensor a = placeholder("a", FLOAT32, n);
+      return OperatorDef.of(List.of(a), compute("b", shape(n), i -> a.at(i).mul(2f)));
+    }
+
+    @Operator
+    public static OperatorDef fine() {
+      Var n = var("n");
+      Tensor a = placeholder("a", FLOAT32, n);
+      return OperatorDef.of(List.of(a), compute("b", shape(n), i -> a.at(i).mul(2f)));
+    }
+
+    @Operator
+    public static OperatorDef rowSum() {
+      Var m = var("m");
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, m, n);
+      IterVar k = reduceAxis(n, "k");
+      IterVar k2 = reduceAxis(n, "k2");
+      Tensor s = compute("s", shape(m), i -> sum(x.at(i, k.var()), k));
+      return OperatorDef.of(
+          List.of(x), compute("rowSum", shape(m), i -> s.at(i).add(x.at(i, k2.var()))));
+    }
+
+    @Operator
+    public static OperatorDef nothing() {
+      return null;
+    }
+  }
 }
