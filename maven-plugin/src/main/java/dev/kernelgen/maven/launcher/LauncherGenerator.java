@@ -182,6 +182,7 @@ public final class LauncherGenerator {
         names.add(javaName(a.name()));
       }
       Set<String> used = new LinkedHashSet<>(names);
+      used.addAll(op.dims());
       for (Argument a : op.outputs()) {
         names.add(unique(outputName(op, a, used), used));
       }
@@ -260,6 +261,7 @@ public final class LauncherGenerator {
     OperatorGen(Operator op) {
       this.op = op;
       Set<String> used = new LinkedHashSet<>(List.of("dims_", "args_"));
+      used.addAll(op.dims()); // dims are locals beside the arguments (checkOutputs)
       for (Argument a : op.inputs()) {
         inNames.add(unique(javaName(a.name()), used));
       }

@@ -6,9 +6,13 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.driver.GenerateRequest;
 import dev.kernelgen.driver.KernelDriver;
 import dev.kernelgen.driver.LibraryModel;
+import dev.kernelgen.maven.generate.InMemoryCompiler;
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -54,7 +58,8 @@ class LauncherGeneratorTest {
   @Test
   void outputParametersAreNamedAfterTheOperatorNotTheirStage() throws Exception {
     LibraryModel m = model(TestSpecs.Naming.class, tmp.resolve("res"), Target.JAVA);
-    String src = LauncherGenerator.generate(m).get(0).content();
+    List<LauncherGenerator.GeneratedSource> files = LauncherGenerator.generate(m);
+    String src = files.get(0).content();
     assertThat(src)
         .contains("public void addBias(HostTensor x, HostTensor bias, HostTensor out)")
         .contains("@param out output {@code Bias}")
@@ -62,6 +67,19 @@ class LauncherGeneratorTest {
         .contains("public void copyOut(HostTensor out, HostTensor output)")
         .contains("public void twice(HostTensor x, HostTensor xPlusOut, HostTensor xMinusOut)")
         .contains("public HostTensor allocateTwiceXPlus(HostTensor x)")
+        .contains("public void outDim(HostTensor x, HostTensor output)")
         .doesNotContain("bias2");
+    // The launcher compiles: no parameter clashes with a dim's local.
+    List<InMemoryCompiler.Source> sources = new ArrayList<>();
+    files.forEach(f -> sources.add(new InMemoryCompiler.Source(f.path(), f.content())));
+    List<Path> cp =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .map(Path::of)
+            .toList();
+    assertThat(
+            InMemoryCompiler.compileSources(sources, cp, getClass().getClassLoader())
+                .classes()
+                .keySet())
+        .contains("dev.kernelgen.maven.launcher.NamingKernels");
   }
 }

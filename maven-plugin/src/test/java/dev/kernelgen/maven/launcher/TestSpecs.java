@@ -77,6 +77,13 @@ public final class TestSpecs {
     }
 
     @Operator
+    public static OperatorDef outDim() {
+      Var out = var("out");
+      Tensor x = placeholder("x", FLOAT32, out);
+      return OperatorDef.of(List.of(x), compute("y", shape(out), i -> x.at(i).mul(2f)));
+    }
+
+    @Operator
     public static OperatorDef twice() {
       Var n = var("n");
       Tensor x = placeholder("x", FLOAT32, n);
