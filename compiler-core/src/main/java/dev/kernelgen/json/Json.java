@@ -23,11 +23,12 @@ import java.util.List;
 
 /**
  * JSON as plain Java values: maps (written in their iteration order, so callers use {@code
- * LinkedHashMap} or {@code TreeMap} to keep output deterministic), lists, strings, numbers,
- * booleans and null. Reading gives {@code LinkedHashMap}, {@code ArrayList}, {@code String}, {@code
- * Integer}/{@code Long}/{@code BigInteger}/{@code Double}, {@code Boolean} and null, and rejects
- * malformed input (invalid UTF-8, trailing tokens, duplicate members, NaN literals, nesting deeper
- * than {@link #MAX_DEPTH}) with an {@link IllegalArgumentException}.
+ * LinkedHashMap} or {@code TreeMap} to keep output deterministic), lists, strings, numbers (a NaN
+ * or infinite one written as null), booleans and null. Reading gives {@code LinkedHashMap}, {@code
+ * ArrayList}, {@code String}, {@code Integer}/{@code Long}/{@code BigInteger}/{@code Double},
+ * {@code Boolean} and null, and rejects malformed input (invalid UTF-8, trailing tokens, duplicate
+ * members, NaN literals, nesting deeper than {@link #MAX_DEPTH}) with an {@link
+ * IllegalArgumentException}.
  */
 public final class Json {
   /** Deepest nesting read; our documents nest below 10, and a limit keeps hostile input cheap. */
@@ -42,7 +43,11 @@ public final class Json {
           .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-          .addModule(new SimpleModule().addSerializer(new ListSerializer()))
+          .addModule(
+              new SimpleModule()
+                  .addSerializer(new ListSerializer())
+                  .addSerializer(Double.class, new FiniteSerializer<>(Double.class))
+                  .addSerializer(Float.class, new FiniteSerializer<>(Float.class)))
           .build();
 
   private static final ObjectWriter LINE = MAPPER.writer();
@@ -126,6 +131,27 @@ public final class Json {
         provider.defaultSerializeValue(x, g);
       }
       g.writeEndArray();
+    }
+  }
+
+  /**
+   * JSON has no NaN or infinity: a missing measurement is null, never a string or a fake number.
+   */
+  private static final class FiniteSerializer<T extends Number> extends StdSerializer<T> {
+    FiniteSerializer(Class<T> type) {
+      super(type);
+    }
+
+    @Override
+    public void serialize(T n, JsonGenerator g, SerializerProvider provider) throws IOException {
+      double d = n.doubleValue();
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        g.writeNull();
+      } else if (n instanceof Float f) {
+        g.writeNumber(f);
+      } else {
+        g.writeNumber(d);
+      }
     }
   }
 

@@ -53,6 +53,13 @@ class JsonTest {
   }
 
   @Test
+  void nonFiniteNumbersAreWrittenAsNull() {
+    List<Object> l = new java.util.ArrayList<>(List.of(Double.NaN, 1.5, Float.POSITIVE_INFINITY));
+    l.add(2.5f);
+    assertThat(Json.line(l)).isEqualTo("[null,1.5,null,2.5]");
+  }
+
+  @Test
   void parseKeepsMemberOrderAndNumberKinds() {
     Object v = Json.parse("{\"b\": [1, 5000000000, 0.5], \"a\": null}");
     assertThat(v).isInstanceOf(LinkedHashMap.class);
