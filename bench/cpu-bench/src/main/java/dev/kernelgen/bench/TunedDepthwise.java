@@ -8,13 +8,10 @@ import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
-import dev.kernelgen.schedule.Stage;
-import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
-import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
-import dev.kernelgen.topi.DepthwiseSchedules;
+import dev.kernelgen.topi.DepthwiseCpuSpace;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.tune.CHarnessMeasurer;
 import dev.kernelgen.tune.Measurement;
@@ -35,17 +32,12 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * "Ours", tuned: for each workload (plain and fused) the CPU depthwise schedule's knobs are
- * searched on this machine with the tuner (C candidates compiled in parallel and timed in their own
- * processes, checked against {@link JavaLoops}), the trials appended to a tuning log (a second run
- * resumes from it), and the best configuration compiled and called through the runtime's FFM
- * device, as {@link KernelgenDepthwise} is.
- *
- * <p>Knobs: {@code vector} (0: whole rows vectorized, else chunks of 8 or 16), {@code rows} (rows
- * of output per parallel task; 0: a whole plane per task), {@code copy_padded} (copy each task's
- * padded input into a local buffer, or read the input with bounds checks), {@code unroll_taps},
- * {@code row_block} (output rows computed together) and, for the plain convolution, {@code
- * local_sum} (sum in a local row buffer then copy, or in the output).
+ * "Ours", tuned: for each workload (plain and fused) the knobs of the CPU depthwise schedule space
+ * ({@link DepthwiseCpuSpace}, in the operator library) are searched on this machine with the tuner
+ * (C candidates compiled in parallel and timed in their own processes, checked against {@link
+ * JavaLoops}), the trials appended to a tuning log (a second run resumes from it), and the best
+ * configuration compiled and called through the runtime's FFM device, as {@link KernelgenDepthwise}
+ * is.
  */
 public final class TunedDepthwise implements OursKernel {
   private final Path logFile;
@@ -100,98 +92,6 @@ public final class TunedDepthwise implements OursKernel {
     return new Op(def, conv, out);
   }
 
-  /**
-   * The CPU schedule of {@link DepthwiseSchedules#cpu} with more knobs: how many output rows a
-   * parallel task computes, whether the padded input is copied per task, whether taps unroll.
-   */
-  static Schedule schedule(Tensor conv, Tensor out, Knobs k) {
-    int vector = k.knob("vector", 0, 8, 16);
-    int rows = k.knob("rows", 0, 4, 16);
-    int copy = k.knob("copy_padded", 1, 0);
-    int unroll = k.knob("unroll_taps", 1, 0);
-    int block = k.knob("row_block", 1, 2, 4);
-    // The plain convolution sums either in a row buffer that is then copied to the output, as the
-    // fused operator's scale_shift and relu read it (DepthwiseSchedules.rowSum), or in the output.
-    int localSum = out == conv ? k.knob("local_sum", 1, 0) : 1;
-    Schedule s = Schedule.create(out);
-    Tensor sum = localSum == 1 ? DepthwiseSchedules.rowSum(s, conv, out) : conv;
-    Stage so = s.stage(out);
-    IterVar task = so.fuse(so.axis().get(0), so.axis().get(1));
-    IterVar row = so.axis().get(2);
-    if (rows > 0) {
-      Stage.Split r = so.split(row, rows);
-      task = so.fuse(task, r.outer());
-      row = r.inner();
-    }
-    so.parallel(task);
-    Stage sc = s.stage(sum);
-    // Row blocking: `block` output rows computed together inside the vectorized column loop, the
-    // rows and taps unrolled, so that an input row loaded for one output row serves the others
-    // it overlaps (the C compiler merges the identical loads).
-    if (sum != out) {
-      IterVar at = row;
-      if (block > 1) {
-        at = so.split(row, block).outer();
-      }
-      sc.computeAt(so, at);
-      vectorizeRow(so, so.axis().get(3), vector);
-      IterVar convRow = sc.axis().get(2);
-      List<IterVar> cols = vectorizeColumns(sc, sc.axis().get(3), vector);
-      if (block > 1) {
-        reorderAfter(sc, cols, convRow);
-        sc.unroll(convRow);
-      }
-    } else {
-      IterVar ri = null;
-      if (block > 1) {
-        Stage.Split b = so.split(row, block);
-        ri = b.inner();
-      }
-      List<IterVar> cols = vectorizeColumns(sc, sc.axis().get(3), vector);
-      if (ri != null) {
-        reorderAfter(sc, cols, ri);
-        sc.unroll(ri);
-      }
-    }
-    if (unroll == 1 || block > 1) {
-      sc.unroll(sc.reduceAxis(0));
-      sc.unroll(sc.reduceAxis(1));
-    }
-    Tensor padded = DepthwiseSchedules.paddedInput(conv);
-    if (padded != null) {
-      if (copy == 1) {
-        s.stage(padded).computeAt(so, task);
-      } else {
-        s.stage(padded).computeInline();
-      }
-    }
-    return s;
-  }
-
-  private static void vectorizeRow(Stage st, IterVar row, int vector) {
-    vectorizeColumns(st, row, vector);
-  }
-
-  /** Vectorizes the columns (whole, or in chunks); returns their loops, outermost first. */
-  private static List<IterVar> vectorizeColumns(Stage st, IterVar row, int vector) {
-    if (vector <= 0) {
-      st.vectorize(row);
-      return List.of(row);
-    }
-    Stage.Split sj = st.split(row, vector);
-    st.vectorize(sj.inner());
-    return List.of(sj.outer(), sj.inner());
-  }
-
-  /** Moves {@code rowLoop} inside the column loops, before the filter taps. */
-  private static void reorderAfter(Stage st, List<IterVar> cols, IterVar rowLoop) {
-    List<IterVar> order = new ArrayList<>(cols);
-    order.add(rowLoop);
-    order.add(st.reduceAxis(0));
-    order.add(st.reduceAxis(1));
-    st.reorder(order.toArray(IterVar[]::new));
-  }
-
   /** The Java loops as the oracle: the interpreter is too slow for the large workloads. */
   private static List<NDArray> reference(TuningTask task, List<NDArray> inputs) {
     Workload w = WORKLOADS.get(task.kernelName());
@@ -220,7 +120,7 @@ public final class TunedDepthwise implements OursKernel {
             "CpuBench/" + (fused ? "depthwise_fused" : "depthwise"),
             Target.C,
             op.def(),
-            knobs -> schedule(op.conv(), op.out(), knobs),
+            knobs -> DepthwiseCpuSpace.schedule(op.conv(), op.out(), knobs),
             kernel);
     String label = w.name() + (fused ? " fused" : "");
     Instant start = Instant.now();
