@@ -157,7 +157,7 @@ abstract class ExprCompiler {
   private LongNode intBinary(Binary e) {
     boolean w = e.dtype() == DType.INT32;
     if (e.op() == BinOp.ADD || e.op() == BinOp.SUB || e.op() == BinOp.MUL) {
-      return LinearForm.toNode(linear(e), w);
+      return LinearIndex.toNode(linear(e), w);
     }
     LongNode a = lng(e.a());
     LongNode b = lng(e.b());
@@ -188,13 +188,13 @@ abstract class ExprCompiler {
    * An integer expression as a linear form: sums, differences and products with constants are
    * merged into one form; anything else becomes a term of its own.
    */
-  final LinearForm.Builder linear(Expr e) {
+  final LinearIndex.Builder linear(Expr e) {
     CompilerBug.check(e.dtype().isInt(), "linear form of a %s expression", e.dtype());
     if (e instanceof IntImm i) {
-      return LinearForm.Builder.constant(i.value());
+      return LinearIndex.Builder.constant(i.value());
     }
     if (e instanceof Var v) {
-      return LinearForm.Builder.slot(slot(v), LinearForm.PLAIN, 0);
+      return LinearIndex.Builder.slot(slot(v), LinearIndex.PLAIN, 0);
     }
     if (e instanceof Binary b) {
       switch (b.op()) {
@@ -205,8 +205,8 @@ abstract class ExprCompiler {
           return linear(b.a()).plus(linear(b.b()), -1);
         }
         case MUL -> {
-          LinearForm.Builder x = linear(b.a());
-          LinearForm.Builder y = linear(b.b());
+          LinearIndex.Builder x = linear(b.a());
+          LinearIndex.Builder y = linear(b.b());
           if (x.isConstant()) {
             return y.times(x.constant);
           }
@@ -214,25 +214,26 @@ abstract class ExprCompiler {
             return x.times(y.constant);
           }
           boolean w = e.dtype() == DType.INT32;
-          return LinearForm.Builder.node(mul(LinearForm.toNode(x, w), LinearForm.toNode(y, w), w));
+          return LinearIndex.Builder.node(
+              mul(LinearIndex.toNode(x, w), LinearIndex.toNode(y, w), w));
         }
         case FLOOR_DIV, FLOOR_MOD -> {
           if (b.a() instanceof Var v && b.b() instanceof IntImm c && c.value() > 0) {
-            return LinearForm.Builder.slot(
+            return LinearIndex.Builder.slot(
                 slot(v),
-                b.op() == BinOp.FLOOR_DIV ? LinearForm.FLOOR_DIV : LinearForm.FLOOR_MOD,
+                b.op() == BinOp.FLOOR_DIV ? LinearIndex.FLOOR_DIV : LinearIndex.FLOOR_MOD,
                 c.value());
           }
         }
         default -> {}
       }
     }
-    return LinearForm.Builder.node(lng(e));
+    return LinearIndex.Builder.node(lng(e));
   }
 
   /** An integer expression as a form evaluated inline by its user (tensor reads, loads). */
-  final LinearForm index(Expr e) {
-    return LinearForm.of(linear(e), e.dtype() == DType.INT32);
+  final LinearIndex index(Expr e) {
+    return LinearIndex.of(linear(e), e.dtype() == DType.INT32);
   }
 
   /** A product of two non-constant operands (products with constants are linear forms). */

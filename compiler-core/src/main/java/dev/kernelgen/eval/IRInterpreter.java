@@ -2,19 +2,19 @@ package dev.kernelgen.eval;
 
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.Load;
+import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Barrier;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.Evaluate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.IfThenElse;
 import dev.kernelgen.tir.LetStmt;
-import dev.kernelgen.tir.MemoryScope;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.ProducerRealize;
 import dev.kernelgen.tir.ProducerStore;
@@ -159,7 +159,7 @@ public final class IRInterpreter {
       }
       checkLoad(l);
       int slot = bufferSlot(l.buffer());
-      LinearForm idx = index(l.index());
+      LinearIndex idx = index(l.index());
       return switch (l.dtype()) {
         case INT32 ->
             new LongNode() {
@@ -198,7 +198,7 @@ public final class IRInterpreter {
       }
       checkLoad(l);
       int slot = bufferSlot(l.buffer());
-      LinearForm idx = index(l.index());
+      LinearIndex idx = index(l.index());
       return l.dtype() == DType.FLOAT32
           ? new DoubleNode() {
             @Override
@@ -448,7 +448,7 @@ public final class IRInterpreter {
 
     private StmtNode store(Store st) {
       int slot = bufferSlot(st.buffer());
-      LinearForm idx = index(st.index());
+      LinearIndex idx = index(st.index());
       if (st.buffer().dtype().isFloat()) {
         DoubleNode v = dbl(st.value());
         return st.buffer().dtype() == DType.FLOAT32

@@ -415,8 +415,8 @@ public final class TensorInterpreter {
         strides[d] = stride;
         stride *= shape[d];
       }
-      List<LinearForm.Builder> forms = r.indices().stream().map(this::linear).toList();
-      LinearForm.Builder flat = LinearForm.Builder.constant(0);
+      List<LinearIndex.Builder> forms = r.indices().stream().map(this::linear).toList();
+      LinearIndex.Builder flat = LinearIndex.Builder.constant(0);
       boolean proven = true;
       for (int d = 0; d < shape.length && proven; d++) {
         long[] b = forms.get(d).bounds(ranges);
@@ -426,11 +426,11 @@ public final class TensorInterpreter {
         }
       }
       if (proven) {
-        return new Offset(LinearForm.of(flat, false), null, shape, strides, r, op.name());
+        return new Offset(LinearIndex.of(flat, false), null, shape, strides, r, op.name());
       }
-      LinearForm[] idx = new LinearForm[shape.length];
+      LinearIndex[] idx = new LinearIndex[shape.length];
       for (int d = 0; d < idx.length; d++) {
-        idx[d] = LinearForm.of(forms.get(d), r.indices().get(d).dtype() == DType.INT32);
+        idx[d] = LinearIndex.of(forms.get(d), r.indices().get(d).dtype() == DType.INT32);
       }
       return new Offset(null, idx, shape, strides, r, op.name());
     }
@@ -480,7 +480,7 @@ public final class TensorInterpreter {
       }
       int inner = loop.slots()[loop.slots().length - 1];
       List<Object> arrays = new ArrayList<>();
-      List<LinearForm> forms = new ArrayList<>();
+      List<LinearIndex> forms = new ArrayList<>();
       long[] strides = new long[reads.size()];
       for (int k = 0; k < reads.size(); k++) {
         Offset off = offset(reads.get(k));
@@ -493,7 +493,7 @@ public final class TensorInterpreter {
         strides[k] = stride;
       }
       return new DotReduce(
-          loop, dbl(r.combiner().identity()), arrays, forms.toArray(LinearForm[]::new), strides);
+          loop, dbl(r.combiner().identity()), arrays, forms.toArray(LinearIndex[]::new), strides);
     }
 
     private LongNode reduceLong(Reduce r) {
@@ -530,16 +530,16 @@ public final class TensorInterpreter {
 
   /** A tensor read's offset computation: proven in bounds, or with a check per index. */
   private static final class Offset {
-    private final LinearForm flat;
-    private final LinearForm[] indices;
+    private final LinearIndex flat;
+    private final LinearIndex[] indices;
     private final long[] shape;
     private final long[] strides;
     private final TensorRead expr;
     private final String reader;
 
     Offset(
-        LinearForm flat,
-        LinearForm[] indices,
+        LinearIndex flat,
+        LinearIndex[] indices,
         long[] shape,
         long[] strides,
         TensorRead expr,
@@ -616,7 +616,7 @@ public final class TensorInterpreter {
     private final LongNode[] mins;
     private final LongNode[] extents;
     private final DoubleNode identity;
-    private final LinearForm[] offsets;
+    private final LinearIndex[] offsets;
     private final long[] strides;
     private final float[] fa;
     private final float[] fb;
@@ -627,7 +627,7 @@ public final class TensorInterpreter {
         ReduceLoop loop,
         DoubleNode identity,
         List<Object> arrays,
-        LinearForm[] offsets,
+        LinearIndex[] offsets,
         long[] strides) {
       this.slots = loop.slots();
       this.mins = loop.mins();

@@ -6,6 +6,6 @@
  * placeholders and output tensors, in the order of the generated launcher method's parameters. A
  * {@code @ScheduleFor} method schedules one operator for some targets and reads its tunable choices
  * from {@link dev.kernelgen.spec.Knobs}; where there is none, {@link
- * dev.kernelgen.spec.DefaultSchedules} applies.
+ * dev.kernelgen.topi.DefaultSchedules} applies.
  */
 package dev.kernelgen.spec;

@@ -1,4 +1,4 @@
-package dev.kernelgen.tir;
+package dev.kernelgen.te;
 
 import dev.kernelgen.diag.UserError;
 

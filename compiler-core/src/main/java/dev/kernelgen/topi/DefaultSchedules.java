@@ -1,9 +1,11 @@
-package dev.kernelgen.spec;
+package dev.kernelgen.topi;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IterVar;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,10 +13,10 @@ import java.util.List;
 /**
  * The schedules an operator gets for a target that its spec does not schedule.
  *
- * <p>An operator with one output gets {@link dev.kernelgen.topi.OpSchedules#defaultSchedule}: the
- * library's schedules for matmul and conv2d (recognized by their tags, with knobs), else the fusion
- * rules of {@link dev.kernelgen.topi.Fusion} (injective stages inlined; reductions read only by the
- * output computed per thread or per row inside the output's kernel).
+ * <p>An operator with one output gets {@link OpSchedules#defaultSchedule}: the library's schedules
+ * for matmul and conv2d (recognized by their tags, with knobs), else the fusion rules of {@link
+ * Fusion} (injective stages inlined; reductions read only by the output computed per thread or per
+ * row inside the output's kernel).
  *
  * <p>Operators with several outputs get the plain schedules below: every injective stage that is
  * not an output is inlined into its consumers, and each remaining (root) stage gets one loop nest
@@ -36,7 +38,7 @@ public final class DefaultSchedules {
   /** The default schedule of {@code op} for {@code target}. */
   public static Schedule forTarget(Target target, OperatorDef op, Knobs knobs) {
     if (op.outputs().size() == 1) {
-      return dev.kernelgen.topi.OpSchedules.defaultSchedule(target, op.output(), knobs);
+      return OpSchedules.defaultSchedule(target, op.output(), knobs);
     }
     return switch (target) {
       case C -> cpu(op);

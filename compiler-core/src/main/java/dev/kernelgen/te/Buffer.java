@@ -1,7 +1,5 @@
-package dev.kernelgen.tir;
+package dev.kernelgen.te;
 
-import dev.kernelgen.te.DType;
-import dev.kernelgen.te.Expr;
 import java.util.List;
 import java.util.Objects;
 

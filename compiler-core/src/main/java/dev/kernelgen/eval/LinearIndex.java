@@ -5,15 +5,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An integer expression in the form {@code c + sum(coef * term)}, where a term is a variable's
- * slot, the floor quotient or remainder of a slot by a positive constant, or any other compiled
- * node. Index expressions are nearly always of this form; evaluating them with loops over arrays,
- * in a final class that the JIT inlines, avoids a virtual call per operation of a tree of nodes.
+ * An index expression compiled for the interpreters (not the simplifier's canonical form, {@code
+ * arith.LinearForm}): an integer expression in the form {@code c + sum(coef * term)}, where a term
+ * is a variable's slot, the floor quotient or remainder of a slot by a positive constant, or any
+ * other compiled node. Index expressions are nearly always of this form; evaluating them with loops
+ * over arrays, in a final class that the JIT inlines, avoids a virtual call per operation of a tree
+ * of nodes.
  *
  * <p>The sum is computed in 64 bits and an int32 form wraps once at the end: the same result as
  * wrapping after each addition and multiplication, since wrapping commutes with them.
  */
-final class LinearForm {
+final class LinearIndex {
   static final int PLAIN = 0;
   static final int FLOOR_DIV = 1;
   static final int FLOOR_MOD = 2;
@@ -27,7 +29,7 @@ final class LinearForm {
   private final long[] nodeCoefs;
   private final boolean wrap32;
 
-  private LinearForm(Builder b, boolean wrap32) {
+  private LinearIndex(Builder b, boolean wrap32) {
     this.constant = b.constant;
     int n = b.slots.size();
     this.slots = new int[n];
@@ -100,7 +102,7 @@ final class LinearForm {
     if (b.slots.isEmpty() && b.nodes.size() == 1 && b.constant == 0 && b.nodeCoefs.get(0) == 1) {
       return b.nodes.get(0);
     }
-    LinearForm form = new LinearForm(b, wrap32);
+    LinearIndex form = new LinearIndex(b, wrap32);
     return new LongNode() {
       @Override
       long eval(Frame f) {
@@ -109,8 +111,8 @@ final class LinearForm {
     };
   }
 
-  static LinearForm of(Builder b, boolean wrap32) {
-    return new LinearForm(b, wrap32);
+  static LinearIndex of(Builder b, boolean wrap32) {
+    return new LinearIndex(b, wrap32);
   }
 
   private record SlotTerm(int slot, int kind, long divisor, long coef) {}
