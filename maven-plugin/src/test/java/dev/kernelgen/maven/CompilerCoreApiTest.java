@@ -29,7 +29,7 @@ class CompilerCoreApiTest {
     "dev.kernelgen.tune..",
     "dev.kernelgen.spec..",
     "dev.kernelgen.diag..",
-    // "dev.kernelgen.te..",
+    "dev.kernelgen.te..",
     "dev.kernelgen.codegen..",
   };
 
