@@ -131,8 +131,7 @@ public final class DepthwiseSpec {
         op.tensor("DepthwiseConv2d"), op.output(), knobs.knob("vector", 0, 8, 16));
   }
 
-  private static Schedule gpuSchedule(
-      OperatorDef op, Tensor conv, Knobs knobs) {
+  private static Schedule gpuSchedule(OperatorDef op, Tensor conv, Knobs knobs) {
     // Shared-memory tiles need constant sizes: the tiled schedule is for the specialized shape;
     // the generic kernels (any c, h, w) take the direct schedule, whose registers per thread
     // depend only on the rows per thread and the filter.
