@@ -24,10 +24,10 @@ if [[ $# -gt 0 && $1 != --* ]]; then
   shift
 fi
 
-module=samples/cpu-bench
+module=bench/cpu-bench
 cp_file=$PWD/$module/target/classpath.txt
 # One reactor build: the project's own modules come from their target folders, not ~/.m2.
-./mvnw -q -pl "$module" -am package dependency:build-classpath -DskipTests \
+./mvnw -q -Pbench -pl "$module" -am package dependency:build-classpath -DskipTests \
   -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime >/dev/null
 
 # The 32-batch workload keeps several 300 MB tensors alive at once.

@@ -28,7 +28,7 @@ cmd=${1:-}
 if [[ $cmd == prepare ]]; then
   export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
   [[ -x $JAVA_HOME/bin/jlink ]] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-  ./mvnw -q -pl samples/gpu-bench -am package -DskipTests >/dev/null
+  ./mvnw -q -Pbench -pl bench/gpu-bench -am package -DskipTests >/dev/null
   mkdir -p .device
   grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >>.git/info/exclude
   # One Java runtime for the benchmarks, the tests and Maven (which compiles the specs: jdk.compiler),
@@ -47,7 +47,7 @@ if [[ $cmd == prepare ]]; then
   for m in annotations compiler-core runtime; do
     cp $m/target/kernelgen-$m-*.jar .device/lib/
   done
-  cp samples/cpu-bench/target/kernelgen-cpu-bench-*.jar samples/gpu-bench/target/kernelgen-gpu-bench-*.jar .device/lib/
+  cp bench/cpu-bench/target/kernelgen-cpu-bench-*.jar bench/gpu-bench/target/kernelgen-gpu-bench-*.jar .device/lib/
   cp $repo/org/jcuda/jcuda/12.6.0/jcuda-12.6.0.jar $repo/org/jocl/jocl/2.0.5/jocl-2.0.5.jar .device/lib/
   # Only the driver API's native library: the PTX compiler and NVRTC bindings are not used.
   tmp=$(mktemp -d)
@@ -62,10 +62,10 @@ if [[ $cmd == prepare ]]; then
   mkdir .device/sample/lib && cp samples/depthwise-conv/target/lib/kernelgen-*.jar .device/sample/lib/
   # The device tests (bench/gpu.sh tests): the test classes of runtime and gpu-bench, and JUnit.
   rm -rf .device/test && mkdir -p .device/test/lib
-  ./mvnw -q -pl samples/gpu-bench -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
+  ./mvnw -q -Pbench -pl bench/gpu-bench -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
     -Dmdep.outputFile="$PWD/.device/test/classpath.txt" >/dev/null
   cp -r runtime/target/test-classes .device/test/runtime
-  cp -r samples/gpu-bench/target/test-classes .device/test/gpu-bench
+  cp -r bench/gpu-bench/target/test-classes .device/test/gpu-bench
   tr ':' '\n' <.device/test/classpath.txt | grep -E '/(junit-|opentest4j|apiguardian|assertj)' |
     xargs -I{} cp {} .device/test/lib/
   rm .device/test/classpath.txt

@@ -15,10 +15,11 @@ import java.util.ArrayList;
 import java.util.Map;
 
 /**
- * The expression rewriter: folds constants, brings integer sums into {@link LinearForm}, and
- * applies floor division, min/max and comparison rules that the bounds of the variables justify.
- * Every rule keeps the value for all inputs that do not overflow; a rule that would need a constant
- * outside the dtype gives up (and leaves the node) instead.
+ * The expression rewriter: folds constants ({@link ConstantFolding}), brings integer sums into
+ * {@link LinearForm}, and applies floor division, min/max and comparison rules that the bounds of
+ * the variables justify (here) and the rules of boolean logic ({@link LogicRules}). Every rule
+ * keeps the value for all inputs that do not overflow; a rule that would need a constant outside
+ * the dtype gives up (and leaves the node) instead.
  */
 final class ExprSimplifier extends ExprMutator {
   private final BoundAnalyzer analyzer;
@@ -39,9 +40,9 @@ final class ExprSimplifier extends ExprMutator {
       case FloatImm f -> f;
       case Var v -> v;
       case Binary b -> binary(b);
-      case Not n -> not(mutate(n.a()));
+      case Not n -> LogicRules.not(mutate(n.a()));
       case Select s -> select(s);
-      case Cast c -> cast(c.dtype(), mutate(c.value()));
+      case Cast c -> ConstantFolding.cast(c.dtype(), mutate(c.value()));
       // Calls, tensor reads, reductions and loads: only their operands simplify.
       default -> mutateChildren(e);
     };
@@ -69,10 +70,10 @@ final class ExprSimplifier extends ExprMutator {
     Expr x = mutate(b.a());
     Expr y = mutate(b.b());
     if (op.isLogical()) {
-      return logic(op, x, y);
+      return LogicRules.logic(op, x, y);
     }
     if (b.a().dtype().isFloat()) {
-      return floatOp(op, x, y);
+      return ConstantFolding.floatOp(op, x, y);
     }
     // == and != on bools.
     if (x instanceof IntImm p && y instanceof IntImm q) {
@@ -96,7 +97,7 @@ final class ExprSimplifier extends ExprMutator {
     } catch (ArithmeticException overflow) {
       Expr x = mutate(b.a());
       Expr y = mutate(b.b());
-      Expr folded = foldInt(b.op(), x, y);
+      Expr folded = ConstantFolding.foldInt(b.op(), x, y);
       return folded != null ? folded : rebuild(b, x, y);
     }
   }
@@ -199,7 +200,7 @@ final class ExprSimplifier extends ExprMutator {
   private Expr divMod(BinOp op, Expr a, Expr d) {
     boolean isDiv = op == BinOp.FLOOR_DIV;
     if (a instanceof IntImm x && d instanceof IntImm y) {
-      Expr folded = foldInt(op, x, y);
+      Expr folded = ConstantFolding.foldInt(op, x, y);
       if (folded != null) {
         return folded;
       }
@@ -296,7 +297,7 @@ final class ExprSimplifier extends ExprMutator {
   private Expr minMax(BinOp op, Expr a, Expr b) {
     boolean isMin = op == BinOp.MIN;
     if (a instanceof IntImm x && b instanceof IntImm y) {
-      return foldInt(op, x, y);
+      return ConstantFolding.foldInt(op, x, y);
     }
     if (a.equals(b)) {
       return a;
@@ -317,21 +318,21 @@ final class ExprSimplifier extends ExprMutator {
         && a instanceof Binary inner
         && inner.op() == op
         && inner.b() instanceof IntImm c1) {
-      return Binary.of(op, inner.a(), foldInt(op, c1, c2));
+      return Binary.of(op, inner.a(), ConstantFolding.foldInt(op, c1, c2));
     }
     return Binary.of(op, a, b);
   }
 
-  // ---- comparisons and logic ----
+  // ---- comparisons ----
 
   private Expr compare(BinOp op, Expr a, Expr b) {
     if (a instanceof IntImm x && b instanceof IntImm y) {
-      return IntImm.ofBool(decide(op, x.value(), y.value()));
+      return IntImm.ofBool(ConstantFolding.decide(op, x.value(), y.value()));
     }
     try {
       LinearForm d = linear(a, true).minus(linear(b, true));
       ConstIntBound bd = d.bound(analyzer);
-      Boolean known = decide(op, bd);
+      Boolean known = LogicRules.decide(op, bd);
       if (known != null) {
         return IntImm.ofBool(known);
       }
@@ -358,79 +359,6 @@ final class ExprSimplifier extends ExprMutator {
     }
   }
 
-  private static boolean decide(BinOp op, long x, long y) {
-    return switch (op) {
-      case EQ -> x == y;
-      case NE -> x != y;
-      case LT -> x < y;
-      case LE -> x <= y;
-      case GT -> x > y;
-      case GE -> x >= y;
-      default -> throw new AssertionError(op);
-    };
-  }
-
-  /** The truth of {@code d op 0} for every {@code d} in the bound, or null if it varies. */
-  private static Boolean decide(BinOp op, ConstIntBound d) {
-    boolean neg = d.max() < 0;
-    boolean nonPos = d.max() <= 0;
-    boolean pos = d.min() > 0;
-    boolean nonNeg = d.min() >= 0;
-    return switch (op) {
-      case LT -> neg ? Boolean.TRUE : nonNeg ? Boolean.FALSE : null;
-      case LE -> nonPos ? Boolean.TRUE : pos ? Boolean.FALSE : null;
-      case GT -> pos ? Boolean.TRUE : nonPos ? Boolean.FALSE : null;
-      case GE -> nonNeg ? Boolean.TRUE : neg ? Boolean.FALSE : null;
-      case EQ ->
-          d.min() == 0 && d.max() == 0 ? Boolean.TRUE : !d.contains(0) ? Boolean.FALSE : null;
-      case NE ->
-          d.min() == 0 && d.max() == 0 ? Boolean.FALSE : !d.contains(0) ? Boolean.TRUE : null;
-      default -> throw new AssertionError(op);
-    };
-  }
-
-  private Expr logic(BinOp op, Expr a, Expr b) {
-    boolean isAnd = op == BinOp.AND;
-    // For &&, true is the identity and false absorbs; for || the reverse.
-    if (a instanceof IntImm x) {
-      return (x.value() != 0) == isAnd ? b : x;
-    }
-    if (b instanceof IntImm y) {
-      return (y.value() != 0) == isAnd ? a : y;
-    }
-    if (a.equals(b)) {
-      return a;
-    }
-    if (a.equals(not(b)) || b.equals(not(a))) {
-      return IntImm.ofBool(!isAnd);
-    }
-    return Binary.of(op, a, b);
-  }
-
-  private Expr not(Expr a) {
-    if (a instanceof IntImm x) {
-      return IntImm.ofBool(x.value() == 0);
-    }
-    if (a instanceof Not n) {
-      return n.a();
-    }
-    // Integer comparisons invert exactly (floats would not, because of NaN).
-    if (a instanceof Binary b && b.op().isComparison() && !b.a().dtype().isFloat()) {
-      BinOp inv =
-          switch (b.op()) {
-            case EQ -> BinOp.NE;
-            case NE -> BinOp.EQ;
-            case LT -> BinOp.GE;
-            case LE -> BinOp.GT;
-            case GT -> BinOp.LE;
-            case GE -> BinOp.LT;
-            default -> throw new AssertionError(b.op());
-          };
-      return Binary.of(inv, b.a(), b.b());
-    }
-    return Not.of(a);
-  }
-
   private Expr select(Select s) {
     Expr c = mutate(s.cond());
     if (c instanceof IntImm x) {
@@ -442,118 +370,5 @@ final class ExprSimplifier extends ExprMutator {
       return t;
     }
     return c == s.cond() && t == s.trueValue() && f == s.falseValue() ? s : new Select(c, t, f);
-  }
-
-  // ---- constants ----
-
-  private static Expr cast(DType to, Expr v) {
-    DType from = v.dtype();
-    if (from == to) {
-      return v;
-    }
-    if (v instanceof IntImm i) {
-      long x = i.value();
-      return switch (to) {
-        case BOOL -> IntImm.ofBool(x != 0);
-        case INT32 -> IntImm.of(to, (int) x); // wraps, as the conversion does at run time
-        case INT64 -> IntImm.of(to, x);
-        case FLOAT32 -> new FloatImm(to, (float) x);
-        case FLOAT64 -> new FloatImm(to, (double) x);
-      };
-    }
-    if (v instanceof FloatImm f) {
-      double x = f.value();
-      switch (to) {
-        case FLOAT32 -> {
-          return new FloatImm(to, (float) x);
-        }
-        case FLOAT64 -> {
-          return new FloatImm(to, x);
-        }
-        case BOOL -> {
-          return IntImm.ofBool(x != 0);
-        }
-        default -> {
-          // Truncation toward zero, folded only where C and Java agree (the value fits).
-          ConstIntBound range = BoundAnalyzer.ofDType(to);
-          double tr = x < 0 ? Math.ceil(x) : Math.floor(x);
-          if (!Double.isNaN(x) && tr >= range.min() && tr < (double) range.max()) {
-            return IntImm.of(to, (long) tr);
-          }
-        }
-      }
-    }
-    return Cast.of(to, v);
-  }
-
-  /** The folded integer operation, or null when it overflows its dtype or divides by zero. */
-  static Expr foldInt(BinOp op, Expr a, Expr b) {
-    if (!(a instanceof IntImm x && b instanceof IntImm y)) {
-      return null;
-    }
-    long p = x.value();
-    long q = y.value();
-    if ((op == BinOp.FLOOR_DIV || op == BinOp.FLOOR_MOD) && q == 0) {
-      return null;
-    }
-    long r;
-    try {
-      r =
-          switch (op) {
-            case ADD -> Math.addExact(p, q);
-            case SUB -> Math.subtractExact(p, q);
-            case MUL -> Math.multiplyExact(p, q);
-            case FLOOR_DIV -> Math.floorDivExact(p, q);
-            case FLOOR_MOD -> Math.floorMod(p, q);
-            case MIN -> Math.min(p, q);
-            case MAX -> Math.max(p, q);
-            default -> throw new AssertionError(op);
-          };
-    } catch (ArithmeticException overflow) {
-      return null;
-    }
-    if (x.dtype() == DType.INT32 && r != (int) r) {
-      return null;
-    }
-    return IntImm.of(x.dtype(), r);
-  }
-
-  private static Expr floatOp(BinOp op, Expr a, Expr b) {
-    if (a instanceof FloatImm x && b instanceof FloatImm y) {
-      double p = x.value();
-      double q = y.value();
-      if (op.isComparison()) {
-        return IntImm.ofBool(
-            switch (op) {
-              case EQ -> p == q;
-              case NE -> p != q;
-              case LT -> p < q;
-              case LE -> p <= q;
-              case GT -> p > q;
-              case GE -> p >= q;
-              default -> throw new AssertionError(op);
-            });
-      }
-      double r =
-          switch (op) {
-            case ADD -> p + q;
-            case SUB -> p - q;
-            case MUL -> p * q;
-            case DIV -> p / q;
-            case MIN -> Math.min(p, q);
-            case MAX -> Math.max(p, q);
-            default -> throw new AssertionError(op);
-          };
-      // float32 arithmetic rounds each result to float.
-      return new FloatImm(x.dtype(), x.dtype() == DType.FLOAT32 ? (float) r : r);
-    }
-    // Identities that are exact for every value, signed zeros and NaN included.
-    if ((op == BinOp.MUL || op == BinOp.DIV) && b instanceof FloatImm y && y.value() == 1.0) {
-      return a;
-    }
-    if (op == BinOp.MUL && a instanceof FloatImm x && x.value() == 1.0) {
-      return b;
-    }
-    return Binary.of(op, a, b);
   }
 }

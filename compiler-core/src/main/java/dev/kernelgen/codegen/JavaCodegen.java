@@ -1,12 +1,12 @@
 package dev.kernelgen.codegen;
 
 import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.Intrinsic;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Barrier;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.PrimFunc;

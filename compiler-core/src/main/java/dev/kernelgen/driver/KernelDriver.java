@@ -21,16 +21,16 @@ import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
 import dev.kernelgen.schedule.Schedule;
-import dev.kernelgen.spec.DefaultSchedules;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.ExprPrinter;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.topi.DefaultSchedules;
 import dev.kernelgen.tune.TuningLog;
 import dev.kernelgen.tune.TuningRecord;
 import dev.kernelgen.tune.TuningTask;
@@ -57,7 +57,7 @@ import java.util.stream.Collectors;
 
 /**
  * Turns spec classes into kernels: runs each {@code @Operator} method, schedules the operator for
- * every target (the spec's {@code @Schedule} method, else {@link DefaultSchedules}), lowers it,
+ * every target (the spec's {@code @ScheduleFor} method, else {@link DefaultSchedules}), lowers it,
  * generates code, compiles native code (cc for C, nvcc for CUDA), and writes the kernels and a
  * manifest per library under {@code META-INF/kernels/<library>/} of the request's resource
  * directory. Knows nothing of Maven.

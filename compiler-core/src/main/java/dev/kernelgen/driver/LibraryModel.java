@@ -112,7 +112,7 @@ public record LibraryModel(
   /**
    * How one variant was built for one target.
    *
-   * @param schedule the {@code @Schedule} method ({@code Class.method}) or {@code "default"}
+   * @param schedule the {@code @ScheduleFor} method ({@code Class.method}) or {@code "default"}
    * @param configurationSource where the knob values came from: "default" or "configured"
    * @param knobs the value of each knob
    * @param space the choices of each knob

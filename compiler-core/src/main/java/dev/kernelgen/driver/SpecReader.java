@@ -2,9 +2,10 @@ package dev.kernelgen.driver;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
-import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import java.lang.reflect.InvocationTargetException;
@@ -92,12 +93,12 @@ final class SpecReader {
 
     Map<String, Map<Target, Method>> schedules = new TreeMap<>();
     for (Method m : methods) {
-      Schedule s = m.getAnnotation(Schedule.class);
+      ScheduleFor s = m.getAnnotation(ScheduleFor.class);
       if (s == null) {
         continue;
       }
       String w = where(src, m);
-      UserError.check(Modifier.isStatic(m.getModifiers()), "%s: a @Schedule must be static", w);
+      UserError.check(Modifier.isStatic(m.getModifiers()), "%s: a @ScheduleFor must be static", w);
       checkScheduleSignature(w, m);
       UserError.check(
           ops.containsKey(s.operator()),
@@ -105,7 +106,7 @@ final class SpecReader {
           w,
           s.operator(),
           ops.keySet());
-      UserError.check(s.targets().length > 0, "%s: @Schedule lists no targets", w);
+      UserError.check(s.targets().length > 0, "%s: @ScheduleFor lists no targets", w);
       Map<Target, Method> byTarget =
           schedules.computeIfAbsent(s.operator(), k -> new EnumMap<>(Target.class));
       for (Target t : s.targets()) {
@@ -137,17 +138,17 @@ final class SpecReader {
     boolean applies =
         m.getReturnType() == void.class
             && p.length == 3
-            && p[0] == dev.kernelgen.schedule.Schedule.class
+            && p[0] == Schedule.class
             && p[1] == OperatorDef.class
             && p[2] == Knobs.class;
     boolean returns =
-        m.getReturnType() == dev.kernelgen.schedule.Schedule.class
+        m.getReturnType() == Schedule.class
             && p.length == 2
             && p[0] == OperatorDef.class
             && p[1] == Knobs.class;
     UserError.check(
         applies || returns,
-        "%s: a @Schedule method must be either 'void (Schedule s, OperatorDef op, Knobs knobs)'"
+        "%s: a @ScheduleFor method must be either 'void (Schedule s, OperatorDef op, Knobs knobs)'"
             + " or 'Schedule (OperatorDef op, Knobs knobs)'",
         w);
   }

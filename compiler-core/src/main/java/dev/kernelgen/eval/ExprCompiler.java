@@ -32,6 +32,8 @@ import java.util.Map;
  * are all constants are folded once, at compile time.
  */
 abstract class ExprCompiler {
+  // The walk over the expression tree is here; the nodes for each operator are built by
+  // IntArithmetic, LinearIndex, Comparisons and FloatArithmetic from the compiled operands.
   private final Map<Var, Integer> longSlots = new HashMap<>();
   private final Map<Var, Integer> doubleSlots = new HashMap<>();
 
@@ -120,65 +122,30 @@ abstract class ExprCompiler {
   private LongNode castToInt(Cast c) {
     DType from = c.value().dtype();
     boolean to32 = c.dtype() == DType.INT32;
-    LongNode n;
     if (from.isFloat()) {
       DoubleNode v = dbl(c.value());
-      // Java truncates toward zero as C does (and saturates where C is undefined).
-      n =
-          to32
-              ? new LongNode() {
-                @Override
-                long eval(Frame f) {
-                  return (int) v.eval(f);
-                }
-              }
-              : new LongNode() {
-                @Override
-                long eval(Frame f) {
-                  return (long) v.eval(f);
-                }
-              };
-      return fold(n, v);
+      return fold(IntArithmetic.truncate(v, to32), v);
     }
     LongNode v = lng(c.value());
     if (!to32 || from != DType.INT64) {
       return v; // int32 or bool to a wider or equal integer keeps the value
     }
-    n =
-        new LongNode() {
-          @Override
-          long eval(Frame f) {
-            return (int) v.eval(f);
-          }
-        };
-    return fold(n, v);
+    return fold(IntArithmetic.wrap32(v), v);
   }
 
   private LongNode intBinary(Binary e) {
     boolean w = e.dtype() == DType.INT32;
     if (e.op() == BinOp.ADD || e.op() == BinOp.SUB || e.op() == BinOp.MUL) {
-      return LinearForm.toNode(linear(e), w);
+      return LinearIndex.toNode(linear(e), w);
     }
     LongNode a = lng(e.a());
     LongNode b = lng(e.b());
     LongNode n =
         switch (e.op()) {
-          case FLOOR_DIV -> floorDiv(a, b, w, e);
-          case FLOOR_MOD -> floorMod(a, b, e);
-          case MIN ->
-              new LongNode() {
-                @Override
-                long eval(Frame f) {
-                  return Math.min(a.eval(f), b.eval(f));
-                }
-              };
-          case MAX ->
-              new LongNode() {
-                @Override
-                long eval(Frame f) {
-                  return Math.max(a.eval(f), b.eval(f));
-                }
-              };
+          case FLOOR_DIV -> IntArithmetic.floorDiv(a, b, w, e);
+          case FLOOR_MOD -> IntArithmetic.floorMod(a, b, e);
+          case MIN -> IntArithmetic.min(a, b);
+          case MAX -> IntArithmetic.max(a, b);
           default -> throw new CompilerBug("integer " + e.op() + ": " + e.show());
         };
     return fold(n, a, b);
@@ -188,13 +155,13 @@ abstract class ExprCompiler {
    * An integer expression as a linear form: sums, differences and products with constants are
    * merged into one form; anything else becomes a term of its own.
    */
-  final LinearForm.Builder linear(Expr e) {
+  final LinearIndex.Builder linear(Expr e) {
     CompilerBug.check(e.dtype().isInt(), "linear form of a %s expression", e.dtype());
     if (e instanceof IntImm i) {
-      return LinearForm.Builder.constant(i.value());
+      return LinearIndex.Builder.constant(i.value());
     }
     if (e instanceof Var v) {
-      return LinearForm.Builder.slot(slot(v), LinearForm.PLAIN, 0);
+      return LinearIndex.Builder.slot(slot(v), LinearIndex.PLAIN, 0);
     }
     if (e instanceof Binary b) {
       switch (b.op()) {
@@ -205,8 +172,8 @@ abstract class ExprCompiler {
           return linear(b.a()).plus(linear(b.b()), -1);
         }
         case MUL -> {
-          LinearForm.Builder x = linear(b.a());
-          LinearForm.Builder y = linear(b.b());
+          LinearIndex.Builder x = linear(b.a());
+          LinearIndex.Builder y = linear(b.b());
           if (x.isConstant()) {
             return y.times(x.constant);
           }
@@ -214,89 +181,26 @@ abstract class ExprCompiler {
             return x.times(y.constant);
           }
           boolean w = e.dtype() == DType.INT32;
-          return LinearForm.Builder.node(mul(LinearForm.toNode(x, w), LinearForm.toNode(y, w), w));
+          return LinearIndex.Builder.node(
+              IntArithmetic.mul(LinearIndex.toNode(x, w), LinearIndex.toNode(y, w), w));
         }
         case FLOOR_DIV, FLOOR_MOD -> {
           if (b.a() instanceof Var v && b.b() instanceof IntImm c && c.value() > 0) {
-            return LinearForm.Builder.slot(
+            return LinearIndex.Builder.slot(
                 slot(v),
-                b.op() == BinOp.FLOOR_DIV ? LinearForm.FLOOR_DIV : LinearForm.FLOOR_MOD,
+                b.op() == BinOp.FLOOR_DIV ? LinearIndex.FLOOR_DIV : LinearIndex.FLOOR_MOD,
                 c.value());
           }
         }
         default -> {}
       }
     }
-    return LinearForm.Builder.node(lng(e));
+    return LinearIndex.Builder.node(lng(e));
   }
 
   /** An integer expression as a form evaluated inline by its user (tensor reads, loads). */
-  final LinearForm index(Expr e) {
-    return LinearForm.of(linear(e), e.dtype() == DType.INT32);
-  }
-
-  /** A product of two non-constant operands (products with constants are linear forms). */
-  private static LongNode mul(LongNode a, LongNode b, boolean w) {
-    return w
-        ? new LongNode() {
-          @Override
-          long eval(Frame f) {
-            return (int) (a.eval(f) * b.eval(f));
-          }
-        }
-        : new LongNode() {
-          @Override
-          long eval(Frame f) {
-            return a.eval(f) * b.eval(f);
-          }
-        };
-  }
-
-  private static LongNode floorDiv(LongNode a, LongNode b, boolean w, Expr e) {
-    if (b instanceof LongNode.Const k && k.value > 0) {
-      long c = k.value;
-      return new LongNode() {
-        @Override
-        long eval(Frame f) {
-          return Math.floorDiv(a.eval(f), c);
-        }
-      };
-    }
-    String text = e.show();
-    return new LongNode() {
-      @Override
-      long eval(Frame f) {
-        long y = b.eval(f);
-        if (y == 0) {
-          throw new ArithmeticException("division by zero in " + text);
-        }
-        long q = Math.floorDiv(a.eval(f), y);
-        return w ? (int) q : q;
-      }
-    };
-  }
-
-  private static LongNode floorMod(LongNode a, LongNode b, Expr e) {
-    if (b instanceof LongNode.Const k && k.value > 0) {
-      long c = k.value;
-      return new LongNode() {
-        @Override
-        long eval(Frame f) {
-          return Math.floorMod(a.eval(f), c);
-        }
-      };
-    }
-    String text = e.show();
-    return new LongNode() {
-      @Override
-      long eval(Frame f) {
-        long y = b.eval(f);
-        if (y == 0) {
-          throw new ArithmeticException("modulo by zero in " + text);
-        }
-        return Math.floorMod(a.eval(f), y);
-      }
-    };
+  final LinearIndex index(Expr e) {
+    return LinearIndex.of(linear(e), e.dtype() == DType.INT32);
   }
 
   // ---------------------------------------------------------------- conditions
@@ -365,202 +269,31 @@ abstract class ExprCompiler {
                 },
                 v);
           }
-          case TensorRead r -> nonZero(otherLong(r));
-          case Reduce r -> nonZero(otherLong(r));
-          case Load l -> nonZero(otherLong(l));
+          case TensorRead r -> Comparisons.nonZero(otherLong(r));
+          case Reduce r -> Comparisons.nonZero(otherLong(r));
+          case Load l -> Comparisons.nonZero(otherLong(l));
           case FloatImm x -> throw new CompilerBug("bool float immediate");
           case Call x -> throw new CompilerBug("bool intrinsic call");
         };
     return n;
   }
 
-  private static BoolNode nonZero(LongNode v) {
-    return new BoolNode() {
-      @Override
-      boolean eval(Frame f) {
-        return v.eval(f) != 0;
-      }
-    };
-  }
-
   private BoolNode logical(Binary e) {
-    BoolNode a = bool(e.a());
-    BoolNode b = bool(e.b());
-    boolean isAnd = e.op() == BinOp.AND;
-    // Short-circuit with constants as C does: `true && x` is x.
-    if (a instanceof BoolNode.Const k) {
-      return k.value == isAnd ? b : a;
-    }
-    if (b instanceof BoolNode.Const k && k.value == isAnd) {
-      return a;
-    }
-    return isAnd
-        ? new BoolNode() {
-          @Override
-          boolean eval(Frame f) {
-            return a.eval(f) && b.eval(f);
-          }
-        }
-        : new BoolNode() {
-          @Override
-          boolean eval(Frame f) {
-            return a.eval(f) || b.eval(f);
-          }
-        };
+    return Comparisons.logical(e.op() == BinOp.AND, bool(e.a()), bool(e.b()));
   }
 
   private BoolNode compare(Binary e) {
     if (e.a().dtype().isFloat()) {
       DoubleNode a = dbl(e.a());
       DoubleNode b = dbl(e.b());
-      BoolNode n =
-          switch (e.op()) {
-            case EQ ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) == b.eval(f);
-                  }
-                };
-            case NE ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) != b.eval(f);
-                  }
-                };
-            case LT ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) < b.eval(f);
-                  }
-                };
-            case LE ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) <= b.eval(f);
-                  }
-                };
-            case GT ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) > b.eval(f);
-                  }
-                };
-            case GE ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) >= b.eval(f);
-                  }
-                };
-            default -> throw new CompilerBug("comparison " + e.op() + ": " + e.show());
-          };
-      return fold(n, a, b);
+      return fold(Comparisons.floats(e.op(), a, b, e), a, b);
     }
     LongNode a = lng(e.a());
     LongNode b = lng(e.b());
-    BoolNode n;
     if (b instanceof LongNode.Const k && !(a instanceof LongNode.Const)) {
-      long c = k.value;
-      n =
-          switch (e.op()) {
-            case EQ ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) == c;
-                  }
-                };
-            case NE ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) != c;
-                  }
-                };
-            case LT ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) < c;
-                  }
-                };
-            case LE ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) <= c;
-                  }
-                };
-            case GT ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) > c;
-                  }
-                };
-            case GE ->
-                new BoolNode() {
-                  @Override
-                  boolean eval(Frame f) {
-                    return a.eval(f) >= c;
-                  }
-                };
-            default -> throw new CompilerBug("comparison " + e.op() + ": " + e.show());
-          };
-      return n;
+      return Comparisons.intWithConstant(e.op(), a, k.value, e);
     }
-    n =
-        switch (e.op()) {
-          case EQ ->
-              new BoolNode() {
-                @Override
-                boolean eval(Frame f) {
-                  return a.eval(f) == b.eval(f);
-                }
-              };
-          case NE ->
-              new BoolNode() {
-                @Override
-                boolean eval(Frame f) {
-                  return a.eval(f) != b.eval(f);
-                }
-              };
-          case LT ->
-              new BoolNode() {
-                @Override
-                boolean eval(Frame f) {
-                  return a.eval(f) < b.eval(f);
-                }
-              };
-          case LE ->
-              new BoolNode() {
-                @Override
-                boolean eval(Frame f) {
-                  return a.eval(f) <= b.eval(f);
-                }
-              };
-          case GT ->
-              new BoolNode() {
-                @Override
-                boolean eval(Frame f) {
-                  return a.eval(f) > b.eval(f);
-                }
-              };
-          case GE ->
-              new BoolNode() {
-                @Override
-                boolean eval(Frame f) {
-                  return a.eval(f) >= b.eval(f);
-                }
-              };
-          default -> throw new CompilerBug("comparison " + e.op() + ": " + e.show());
-        };
-    return fold(n, a, b);
+    return fold(Comparisons.ints(e.op(), a, b, e), a, b);
   }
 
   // ---------------------------------------------------------------- floating-point values
@@ -600,165 +333,28 @@ abstract class ExprCompiler {
 
   private DoubleNode castToFloat(Cast c, boolean f32) {
     DType from = c.value().dtype();
-    DoubleNode n;
     if (from.isFloat()) {
       DoubleNode v = dbl(c.value());
       if (!f32 || from == DType.FLOAT32) {
         return v; // widening, or no change
       }
-      n =
-          new DoubleNode() {
-            @Override
-            double eval(Frame f) {
-              return (float) v.eval(f);
-            }
-          };
-      return fold(n, v);
+      return fold(FloatArithmetic.roundToFloat(v), v);
     }
     LongNode v = lng(c.value());
-    // long to float directly: one rounding, as C's conversion.
-    n =
-        f32
-            ? new DoubleNode() {
-              @Override
-              double eval(Frame f) {
-                return (float) v.eval(f);
-              }
-            }
-            : new DoubleNode() {
-              @Override
-              double eval(Frame f) {
-                return (double) v.eval(f);
-              }
-            };
-    return fold(n, v);
+    return fold(FloatArithmetic.fromInt(v, f32), v);
   }
 
   private DoubleNode floatBinary(Binary e, boolean f32) {
     DoubleNode a = dbl(e.a());
     DoubleNode b = dbl(e.b());
-    DoubleNode n =
-        switch (e.op()) {
-          case ADD ->
-              f32
-                  ? new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return (float) (a.eval(f) + b.eval(f));
-                    }
-                  }
-                  : new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return a.eval(f) + b.eval(f);
-                    }
-                  };
-          case SUB ->
-              f32
-                  ? new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return (float) (a.eval(f) - b.eval(f));
-                    }
-                  }
-                  : new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return a.eval(f) - b.eval(f);
-                    }
-                  };
-          case MUL ->
-              f32
-                  ? new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return (float) (a.eval(f) * b.eval(f));
-                    }
-                  }
-                  : new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return a.eval(f) * b.eval(f);
-                    }
-                  };
-          case DIV ->
-              f32
-                  ? new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return (float) (a.eval(f) / b.eval(f));
-                    }
-                  }
-                  : new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return a.eval(f) / b.eval(f);
-                    }
-                  };
-          case MIN ->
-              new DoubleNode() {
-                @Override
-                double eval(Frame f) {
-                  return Math.min(a.eval(f), b.eval(f));
-                }
-              };
-          case MAX ->
-              new DoubleNode() {
-                @Override
-                double eval(Frame f) {
-                  return Math.max(a.eval(f), b.eval(f));
-                }
-              };
-          default -> throw new CompilerBug("floating-point " + e.op() + ": " + e.show());
-        };
-    return fold(n, a, b);
+    return fold(FloatArithmetic.binary(e.op(), a, b, f32, e), a, b);
   }
 
   private DoubleNode intrinsic(Call c, boolean f32) {
     DoubleNode x = dbl(c.args().get(0));
     DoubleNode y = c.args().size() > 1 ? dbl(c.args().get(1)) : null;
-    DoubleNode n =
-        switch (c.fn()) {
-          case EXP -> unary(x, f32, Math::exp);
-          case LOG -> unary(x, f32, Math::log);
-          case SQRT -> unary(x, f32, Math::sqrt);
-          case TANH -> unary(x, f32, Math::tanh);
-          case ABS -> unary(x, false, Math::abs);
-          case FLOOR -> unary(x, false, Math::floor);
-          case CEIL -> unary(x, false, Math::ceil);
-          case POW ->
-              f32
-                  ? new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return (float) Math.pow(x.eval(f), y.eval(f));
-                    }
-                  }
-                  : new DoubleNode() {
-                    @Override
-                    double eval(Frame f) {
-                      return Math.pow(x.eval(f), y.eval(f));
-                    }
-                  };
-        };
+    DoubleNode n = FloatArithmetic.intrinsic(c.fn(), x, y, f32);
     return y == null ? fold(n, x) : fold(n, x, y);
-  }
-
-  private static DoubleNode unary(
-      DoubleNode x, boolean round, java.util.function.DoubleUnaryOperator fn) {
-    return round
-        ? new DoubleNode() {
-          @Override
-          double eval(Frame f) {
-            return (float) fn.applyAsDouble(x.eval(f));
-          }
-        }
-        : new DoubleNode() {
-          @Override
-          double eval(Frame f) {
-            return fn.applyAsDouble(x.eval(f));
-          }
-        };
   }
 
   // ---------------------------------------------------------------- constant folding

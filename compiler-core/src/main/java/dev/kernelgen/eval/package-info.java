@@ -12,13 +12,15 @@
  *       threads with a shared-memory region per block.
  * </ul>
  *
- * <p>Both interpreters compile each expression once into a tree of closures over slots of a frame
- * (one {@code long[]} for integer and boolean values, one {@code double[]} for floating-point
- * values, one array of buffers) rather than walking the expression tree per element: the oracle
- * runs convolutions of about 10^8 multiply-adds in the tests. Integer arithmetic follows the IR's
- * dtypes exactly (int32 wraps, division and modulo floor); float32 operations round to float after
- * each operation as C does. Index expressions become linear forms evaluated inline; the oracle
- * proves reads in bounds from the ranges of the axes where it can (and then skips the check), and
- * runs the multiply-add loop of a sum of products of reads by stepping offsets.
+ * <p>Both interpreters compile (through {@code ExprCompiler}: {@code OperationCompiler} for the
+ * tensor interpreter, {@code StmtCompiler} for the loop IR one) each expression once into a tree of
+ * closures over slots of a frame (one {@code long[]} for integer and boolean values, one {@code
+ * double[]} for floating-point values, one array of buffers) rather than walking the expression
+ * tree per element: the oracle runs convolutions of about 10^8 multiply-adds in the tests. Integer
+ * arithmetic follows the IR's dtypes exactly (int32 wraps, division and modulo floor); float32
+ * operations round to float after each operation as C does. Index expressions become linear forms
+ * ({@code LinearIndex}) evaluated inline; the oracle proves reads in bounds from the ranges of the
+ * axes where it can (and then skips the check), and runs the multiply-add loop of a sum of products
+ * of reads by stepping offsets.
  */
 package dev.kernelgen.eval;

@@ -199,7 +199,7 @@ final class InferBounds {
    */
   private static Map<Var, Interval> blockThreadLoops(Stage s, Bounds b) {
     Map<Var, Interval> out = new HashMap<>();
-    if (s.scope() != dev.kernelgen.tir.MemoryScope.SHARED) {
+    if (s.scope() != dev.kernelgen.te.MemoryScope.SHARED) {
       return out;
     }
     IterVar at = s.attachIterVar();

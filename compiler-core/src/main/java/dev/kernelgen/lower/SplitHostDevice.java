@@ -1,13 +1,13 @@
 package dev.kernelgen.lower;
 
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.Load;
+import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.tir.Allocate;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
-import dev.kernelgen.tir.MemoryScope;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;

@@ -1,10 +1,10 @@
 package dev.kernelgen.lower;
 
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Allocate;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.LetStmt;

@@ -171,7 +171,7 @@ public final class Schedule {
     String name = uniqueName(t.name() + "." + scope);
     Tensor copy = TE.computeN(name, t.shape(), i -> t.at(i));
     Stage cs = insertAfter(producer, copy);
-    cs.initScope(dev.kernelgen.tir.MemoryScope.parse(scope));
+    cs.initScope(dev.kernelgen.te.MemoryScope.parse(scope));
     for (Stage rs : readerStages) {
       rs.setBody(replaceReads(rs.body(), t, copy));
     }
@@ -204,7 +204,7 @@ public final class Schedule {
     }
     Tensor cache = new ComputeOp(name, axis, Substitute.apply(s.body(), fresh), op.tag()).output();
     Stage cs = insertBefore(s, cache);
-    cs.initScope(dev.kernelgen.tir.MemoryScope.parse(scope));
+    cs.initScope(dev.kernelgen.te.MemoryScope.parse(scope));
     s.setBody(cache.at(op.axis().stream().map(iv -> (Expr) iv.var()).toList()));
     s.dropReduceAxes();
     trace.record(s, "cache_write", scope);

@@ -4,8 +4,8 @@
  *
  * <p>An {@code @Operator} method returns an {@link dev.kernelgen.spec.OperatorDef}: its input
  * placeholders and output tensors, in the order of the generated launcher method's parameters. A
- * {@code @Schedule} method schedules one operator for some targets and reads its tunable choices
+ * {@code @ScheduleFor} method schedules one operator for some targets and reads its tunable choices
  * from {@link dev.kernelgen.spec.Knobs}; where there is none, {@link
- * dev.kernelgen.spec.DefaultSchedules} applies.
+ * dev.kernelgen.topi.DefaultSchedules} applies.
  */
 package dev.kernelgen.spec;

@@ -1,7 +1,6 @@
 package dev.kernelgen.te;
 
 import dev.kernelgen.diag.CompilerBug;
-import dev.kernelgen.tir.Buffer;
 
 /**
  * A read of one element of a flat buffer. It appears only in the loop IR, after storage flattening

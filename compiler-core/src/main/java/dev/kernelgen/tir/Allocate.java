@@ -1,5 +1,6 @@
 package dev.kernelgen.tir;
 
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Expr;
 
 /** Allocates {@code size} elements for {@code buffer}, live in {@code body}. */

@@ -1,5 +1,6 @@
 package dev.kernelgen.tir;
 
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Var;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package dev.kernelgen.tir;
 
+import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Range;
 import dev.kernelgen.te.Tensor;
 import java.util.List;

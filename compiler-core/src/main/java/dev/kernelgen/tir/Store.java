@@ -1,6 +1,7 @@
 package dev.kernelgen.tir;
 
 import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Expr;
 
 /** Writes {@code value} to element {@code index} of a flat buffer. */

@@ -21,8 +21,8 @@ import java.util.function.Function;
  *
  * @param operator {@code library/operator}, as the tuning log and the driver name it
  * @param def the operator, every dim of its arguments a constant
- * @param scheduler builds the schedule for given knobs (the spec's {@code @Schedule} method or the
- *     default schedule)
+ * @param scheduler builds the schedule for given knobs (the spec's {@code @ScheduleFor} method or
+ *     the default schedule)
  * @param kernelName the name of the lowered function
  */
 public record TuningTask(

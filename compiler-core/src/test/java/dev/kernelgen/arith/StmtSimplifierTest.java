@@ -2,19 +2,19 @@ package dev.kernelgen.arith;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Load;
+import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Var;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.Evaluate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.IfThenElse;
 import dev.kernelgen.tir.LetStmt;
-import dev.kernelgen.tir.MemoryScope;
 import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.Store;

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Allocate;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.ForKind;
-import dev.kernelgen.tir.MemoryScope;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.Store;
 import java.nio.charset.StandardCharsets;

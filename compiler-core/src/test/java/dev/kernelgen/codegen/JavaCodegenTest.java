@@ -5,13 +5,13 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Load;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.JavaSourceCompiler;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.LetStmt;
@@ -145,7 +145,7 @@ class JavaCodegenTest {
   void loadsOfLocalArraysUseIntIndices() {
     Var n = new Var("n", DType.INT64);
     Buffer a = Fixtures.param("A", DType.INT64, n);
-    Buffer t = new Buffer("t", DType.INT64, dev.kernelgen.tir.MemoryScope.LOCAL, List.of());
+    Buffer t = new Buffer("t", DType.INT64, dev.kernelgen.te.MemoryScope.LOCAL, List.of());
     Var i = new Var("i", DType.INT64);
     var body =
         new dev.kernelgen.tir.Allocate(

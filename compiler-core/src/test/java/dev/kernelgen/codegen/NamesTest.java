@@ -2,10 +2,10 @@ package dev.kernelgen.codegen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Var;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.LetStmt;
 import dev.kernelgen.tir.PrimFunc;

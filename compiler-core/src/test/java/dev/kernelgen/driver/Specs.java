@@ -10,8 +10,9 @@ import static dev.kernelgen.te.TE.var;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
-import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IterVar;
@@ -46,10 +47,10 @@ final class Specs {
       return OperatorDef.of(List.of(x), s);
     }
 
-    @Schedule(
+    @ScheduleFor(
         operator = "add",
         targets = {Target.C})
-    public static void addCpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+    public static void addCpu(Schedule s, OperatorDef op, Knobs knobs) {
       var st = s.stage(op.output());
       int v = knobs.knob("vector", 8, 4, 16);
       var sp = st.split(st.axis(0), v);
@@ -85,10 +86,10 @@ final class Specs {
       return OperatorDef.of(List.of(a), compute("t", shape(n), i -> sum(a.at(i, k.var()), k)));
     }
 
-    @Schedule(
+    @ScheduleFor(
         operator = "total",
         targets = {Target.C})
-    public static void cpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+    public static void cpu(Schedule s, OperatorDef op, Knobs knobs) {
       s.stage(op.output()).vectorize(s.stage(op.output()).reduceAxis(0));
     }
   }

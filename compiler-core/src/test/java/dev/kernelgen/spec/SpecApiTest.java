@@ -13,6 +13,7 @@ import dev.kernelgen.diag.UserError;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
+import dev.kernelgen.topi.DefaultSchedules;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

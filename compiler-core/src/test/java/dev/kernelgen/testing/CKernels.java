@@ -2,9 +2,9 @@ package dev.kernelgen.testing;
 
 import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Var;
-import dev.kernelgen.tir.Buffer;
 import dev.kernelgen.tir.PrimFunc;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -26,9 +26,10 @@ import org.apache.maven.project.MavenProject;
 
 /**
  * Generates kernels and launcher classes from the kernel specs in {@code src/main/kernels/java}:
- * compiles the specs in memory, runs their {@code @Operator} and {@code @Schedule} methods, lowers
- * and compiles the kernels for each target, and writes them as resources with a manifest, and the
- * launchers as sources. Both roots are added to the build, also when nothing had to be generated.
+ * compiles the specs in memory, runs their {@code @Operator} and {@code @ScheduleFor} methods,
+ * lowers and compiles the kernels for each target, and writes them as resources with a manifest,
+ * and the launchers as sources. Both roots are added to the build, also when nothing had to be
+ * generated.
  */
 @Mojo(
     name = "generate",

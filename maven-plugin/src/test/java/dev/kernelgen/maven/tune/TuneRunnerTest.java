@@ -31,8 +31,9 @@ class TuneRunnerTest {
 
       import dev.kernelgen.annotations.KernelLibrary;
       import dev.kernelgen.annotations.Operator;
-      import dev.kernelgen.annotations.Schedule;
+      import dev.kernelgen.annotations.ScheduleFor;
       import dev.kernelgen.annotations.Target;
+      import dev.kernelgen.schedule.Schedule;
       import dev.kernelgen.spec.Knobs;
       import dev.kernelgen.spec.OperatorDef;
       import dev.kernelgen.te.Tensor;
@@ -48,8 +49,8 @@ class TuneRunnerTest {
           return OperatorDef.of(List.of(x), compute("y", shape(n), i -> x.at(i).mul(3f)));
         }
 
-        @Schedule(operator = "scale", targets = {Target.C})
-        public static void cpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+        @ScheduleFor(operator = "scale", targets = {Target.C})
+        public static void cpu(Schedule s, OperatorDef op, Knobs knobs) {
           var st = s.stage(op.output());
           int v = knobs.knob("vector", 4, 8, 16);
           var sp = st.split(st.axis(0), v);

@@ -4,8 +4,9 @@ import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
-import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IterVar;
@@ -23,8 +24,8 @@ public final class IllegalSpec {
     return OperatorDef.of(List.of(a), compute("t", shape(n), i -> sum(a.at(i, k.var()), k)));
   }
 
-  @Schedule(operator = "total", targets = {Target.C})
-  public static void cpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+  @ScheduleFor(operator = "total", targets = {Target.C})
+  public static void cpu(Schedule s, OperatorDef op, Knobs knobs) {
     var st = s.stage(op.output());
     st.parallel(st.reduceAxis(0));
   }

@@ -4,8 +4,9 @@ import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
-import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IterVar;
@@ -32,8 +33,8 @@ public final class ReproSpec {
     return OperatorDef.of(List.of(x), compute("s", shape(m), i -> sum(x.at(i, k.var()), k)));
   }
 
-  @Schedule(operator = "rowSum", targets = {Target.C})
-  public static void cpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+  @ScheduleFor(operator = "rowSum", targets = {Target.C})
+  public static void cpu(Schedule s, OperatorDef op, Knobs knobs) {
     var st = s.stage(op.output());
     st.parallel(st.axis(0));
   }

@@ -4,7 +4,7 @@ import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
-import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;

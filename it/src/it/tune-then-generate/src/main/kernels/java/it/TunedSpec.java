@@ -4,8 +4,9 @@ import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
-import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
@@ -35,16 +36,16 @@ public final class TunedSpec {
     return OperatorDef.of(List.of(in, filter), conv);
   }
 
-  @Schedule(operator = "depthwise", targets = {Target.OPENCL})
-  public static dev.kernelgen.schedule.Schedule depthwiseGpu(OperatorDef op, Knobs knobs) {
+  @ScheduleFor(operator = "depthwise", targets = {Target.OPENCL})
+  public static Schedule depthwiseGpu(OperatorDef op, Knobs knobs) {
     int ty = knobs.knob("threads_y", 8, 2, 4);
     int tx = knobs.knob("threads_x", 8, 2, 4);
     return DepthwiseSchedules.gpu(
         op.output(), op.output(), new DepthwiseSchedules.GpuConfig(32, 32, ty, tx, 1, 1));
   }
 
-  @Schedule(operator = "scaleAdd", targets = {Target.C})
-  public static void cpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+  @ScheduleFor(operator = "scaleAdd", targets = {Target.C})
+  public static void cpu(Schedule s, OperatorDef op, Knobs knobs) {
     var st = s.stage(op.output());
     int v = knobs.knob("vector", 4, 8, 16);
     var sp = st.split(st.axis(0), v);

@@ -6,8 +6,9 @@ import static dev.kernelgen.te.TE.var;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
-import dev.kernelgen.annotations.Schedule;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IntImm;
@@ -68,17 +69,17 @@ public final class DepthwiseSpec {
    * default threads per block (16x16) are what the search in bench/gpu.sh picks most often on an
    * H200; the article's 8x8 is among the choices.
    */
-  @Schedule(
+  @ScheduleFor(
       operator = "depthwise",
       targets = {Target.CUDA, Target.OPENCL})
-  public static dev.kernelgen.schedule.Schedule gpu(OperatorDef op, Knobs knobs) {
+  public static Schedule gpu(OperatorDef op, Knobs knobs) {
     return gpuSchedule(op, op.output(), knobs);
   }
 
-  @Schedule(
+  @ScheduleFor(
       operator = "depthwiseScaleShiftRelu",
       targets = {Target.CUDA, Target.OPENCL})
-  public static dev.kernelgen.schedule.Schedule gpuFused(OperatorDef op, Knobs knobs) {
+  public static Schedule gpuFused(OperatorDef op, Knobs knobs) {
     return gpuSchedule(op, op.tensor("DepthwiseConv2d"), knobs);
   }
 
@@ -95,10 +96,10 @@ public final class DepthwiseSpec {
     return OperatorDef.of(List.of(input, filter), output);
   }
 
-  @Schedule(
+  @ScheduleFor(
       operator = "depthwiseThreadPairs",
       targets = {Target.CUDA, Target.OPENCL})
-  public static dev.kernelgen.schedule.Schedule threadPairs(OperatorDef op, Knobs knobs) {
+  public static Schedule threadPairs(OperatorDef op, Knobs knobs) {
     return DepthwiseSchedules.gpu(
         op.output(),
         op.output(),
@@ -115,23 +116,22 @@ public final class DepthwiseSpec {
    * Plane-parallel CPU schedule with vectorized rows; the Java target runs the same loops (its
    * parallel loop becomes a parallel stream).
    */
-  @Schedule(
+  @ScheduleFor(
       operator = "depthwise",
       targets = {Target.C, Target.JAVA})
-  public static dev.kernelgen.schedule.Schedule cpu(OperatorDef op, Knobs knobs) {
+  public static Schedule cpu(OperatorDef op, Knobs knobs) {
     return DepthwiseSchedules.cpu(op.output(), op.output(), knobs.knob("vector", 0, 8, 16));
   }
 
-  @Schedule(
+  @ScheduleFor(
       operator = "depthwiseScaleShiftRelu",
       targets = {Target.C, Target.JAVA})
-  public static dev.kernelgen.schedule.Schedule cpuFused(OperatorDef op, Knobs knobs) {
+  public static Schedule cpuFused(OperatorDef op, Knobs knobs) {
     return DepthwiseSchedules.cpu(
         op.tensor("DepthwiseConv2d"), op.output(), knobs.knob("vector", 0, 8, 16));
   }
 
-  private static dev.kernelgen.schedule.Schedule gpuSchedule(
-      OperatorDef op, Tensor conv, Knobs knobs) {
+  private static Schedule gpuSchedule(OperatorDef op, Tensor conv, Knobs knobs) {
     // Shared-memory tiles need constant sizes: the tiled schedule is for the specialized shape;
     // the generic kernels (any c, h, w) take the direct schedule, whose registers per thread
     // depend only on the rows per thread and the filter.

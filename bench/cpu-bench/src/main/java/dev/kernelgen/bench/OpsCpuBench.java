@@ -1,0 +1,267 @@
+package dev.kernelgen.bench;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.CCodegen;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.runtime.CpuDevice;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelFunction;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.KernelSignature;
+import dev.kernelgen.runtime.LaunchConfig;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.topi.Conv;
+import dev.kernelgen.topi.DefaultSchedules;
+import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.Padding;
+import dev.kernelgen.topi.Reduction;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The operator benchmark on the CPU: matmul (square, float32), softmax over rows and 3x3 conv2d,
+ * each with kernelgen's untuned default C schedule ({@link DefaultSchedules}) against ONNX Runtime
+ * (MLAS) on the same data, in one run, with the same {@link Timing}. Each pair is checked to agree
+ * before it is timed.
+ *
+ * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--only TEXT] [OUT_JSON]}; {@code OUT_JSON}
+ * defaults to {@value #DEFAULT_OUT}. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
+ * that have it (for example {@code -Dops.knob.tile_f=8}); {@code -Dops.dump=DIR} writes the
+ * generated C there. The 4096 matmul (137 GFLOP per run) is measured only with {@code --big}, once
+ * per implementation.
+ */
+public final class OpsCpuBench {
+  public static final String DEFAULT_OUT = "bench/results/ops-cpu-latest.json";
+  private static final CpuDevice DEVICE = CpuDevice.create();
+
+  private OpsCpuBench() {}
+
+  /** One case: its ours/ORT medians and how far their outputs are apart. */
+  record Row(String name, double flops, double oursUs, double ortUs, double maxAbsDiff) {
+    Map<String, Object> json() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("workload", name);
+      m.put("ours_us", round(oursUs));
+      m.put("ort_us", round(ortUs));
+      m.put("ort_over_ours", round(ortUs / oursUs));
+      if (flops > 0) {
+        m.put("ours_gflops", round(flops / oursUs / 1e3));
+        m.put("ort_gflops", round(flops / ortUs / 1e3));
+      }
+      m.put("max_abs_diff", maxAbsDiff);
+      return m;
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(DEFAULT_OUT);
+    Timing timing = Timing.DEFAULT;
+    boolean big = false;
+    String only = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick" -> timing = new Timing(20_000_000L, 200_000_000L, 3, 20);
+        case "--big" -> big = true;
+        case "--only" -> only = args[++i];
+        default -> out = Path.of(args[i]);
+      }
+    }
+    System.out.printf(
+        "ops-cpu-bench: %d processors, ours = default C schedules%n",
+        Runtime.getRuntime().availableProcessors());
+    List<Row> rows = new ArrayList<>();
+    for (int n : big ? new int[] {1024, 2048, 4096} : new int[] {1024, 2048}) {
+      String name = "matmul_" + n;
+      if (only == null || name.contains(only)) {
+        Timing t = n >= 4096 ? new Timing(0, 1, 1, 1) : n >= 2048 ? slow(timing) : timing;
+        rows.add(matmul(n, t));
+      }
+    }
+    if (only == null || "softmax_4096x4096".contains(only)) {
+      rows.add(softmax(4096, 4096, timing));
+    }
+    if (only == null || "conv2d_1x64x56x56_f64".contains(only)) {
+      rows.add(conv(1, 64, 56, 56, 64, timing));
+    }
+    if (only == null || "conv2d_32x64x56x56_f64".contains(only)) {
+      rows.add(conv(32, 64, 56, 56, 64, slow(timing)));
+    }
+    List<Object> json = new ArrayList<>();
+    for (Row r : rows) {
+      json.add(r.json());
+    }
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("bench", "ops-cpu");
+    doc.put("processors", Runtime.getRuntime().availableProcessors());
+    doc.put("timing", "median wall-clock us per call; ours = kernelgen default C schedule");
+    doc.put("results", json);
+    if (out.getParent() != null) {
+      Files.createDirectories(out.getParent());
+    }
+    Files.writeString(out, Json.write(doc));
+    System.out.println("wrote " + out);
+  }
+
+  /** A few runs of a slow operation. */
+  private static Timing slow(Timing t) {
+    return new Timing(0, t.budgetNanos(), Math.min(t.minReps(), 3), Math.min(t.maxReps(), 5));
+  }
+
+  static Row matmul(int n, Timing timing) throws Exception {
+    float[] a = random(1, (long) n * n);
+    float[] b = random(2, (long) n * n);
+    Tensor ta = placeholder("A", FLOAT32, n, n);
+    Tensor tb = placeholder("B", FLOAT32, n, n);
+    Tensor c = Linalg.matmul(ta, tb);
+    Kernel k = compile("matmul_" + n, OperatorDef.of(List.of(ta, tb), c));
+    try (OrtRunner ort =
+        new OrtRunner(OpsOnnxModels.matmul(n, n, n, b), new long[] {n, n}, new long[] {n, n})) {
+      return compare(
+          "matmul_" + n, 2.0 * n * n * n, k, List.of(a, b), (long) n * n, ort, a, timing);
+    }
+  }
+
+  static Row softmax(int rows, int cols, Timing timing) throws Exception {
+    float[] x = random(3, (long) rows * cols);
+    Tensor tx = placeholder("X", FLOAT32, rows, cols);
+    Tensor y = Reduction.softmax(tx, 1);
+    Kernel k = compile("softmax", OperatorDef.of(List.of(tx), y));
+    long[] shape = {rows, cols};
+    try (OrtRunner ort = new OrtRunner(OpsOnnxModels.softmax(rows, cols), shape, shape)) {
+      return compare(
+          "softmax_" + rows + "x" + cols, 0, k, List.of(x), (long) rows * cols, ort, x, timing);
+    }
+  }
+
+  static Row conv(int n, int c, int h, int w, int f, Timing timing) throws Exception {
+    float[] x = random(4, (long) n * c * h * w);
+    float[] filter = random(5, (long) f * c * 9);
+    Tensor tx = placeholder("Input", FLOAT32, n, c, h, w);
+    Tensor tf = placeholder("Filter", FLOAT32, f, c, 3, 3);
+    Tensor y = Conv.conv2dNchw(tx, tf, 1, 1, new Padding(1, 1, 1, 1), 1);
+    Kernel k = compile("conv2d", OperatorDef.of(List.of(tx, tf), y));
+    try (OrtRunner ort =
+        new OrtRunner(
+            OpsOnnxModels.conv3x3(n, c, h, w, f, filter),
+            new long[] {n, c, h, w},
+            new long[] {n, f, h, w})) {
+      String name = "conv2d_" + n + "x" + c + "x" + h + "x" + w + "_f" + f;
+      double flops = 2.0 * n * f * h * w * c * 9;
+      return compare(name, flops, k, List.of(x, filter), (long) n * f * h * w, ort, x, timing);
+    }
+  }
+
+  private static Row compare(
+      String name,
+      double flops,
+      Kernel k,
+      List<float[]> inputs,
+      long outCount,
+      OrtRunner ort,
+      float[] ortInput,
+      Timing timing)
+      throws Exception {
+    Object[] kargs = new Object[inputs.size() + 1];
+    for (int i = 0; i < inputs.size(); i++) {
+      kargs[i] = HostTensor.of(inputs.get(i));
+    }
+    HostTensor result = HostTensor.zeros(DataType.FLOAT32, outCount);
+    kargs[inputs.size()] = result;
+    k.fn.launch(LaunchConfig.HOST, kargs);
+    float[] ours = result.toFloatArray();
+    float[] theirs = ort.run(ortInput);
+    double diff = 0;
+    for (int i = 0; i < ours.length; i++) {
+      diff = Math.max(diff, Math.abs(ours[i] - theirs[i]));
+    }
+    if (!(diff <= 1e-2)) {
+      throw new IllegalStateException(name + ": ours and ONNX Runtime differ by " + diff);
+    }
+    double[] t =
+        timing.sideBySide(
+            () -> k.fn.launch(LaunchConfig.HOST, kargs), ort.timed(ortInput), CpuBench.ROUNDS);
+    double oursUs = t[0];
+    double ortUs = t[1];
+    Row r = new Row(name, flops, oursUs, ortUs, diff);
+    System.out.printf(
+        "%-26s ours %10.1f us   ORT %10.1f us   ORT/ours %.2f%s   (max |diff| %.2g; knobs %s)%n",
+        name,
+        oursUs,
+        ortUs,
+        ortUs / oursUs,
+        flops > 0
+            ? String.format("   %.1f vs %.1f GFLOP/s", flops / oursUs / 1e3, flops / ortUs / 1e3)
+            : "",
+        diff,
+        k.knobs);
+    return r;
+  }
+
+  private record Kernel(KernelFunction fn, Map<String, Integer> knobs) {}
+
+  /** The operator's default C schedule, generated, compiled with cc and loaded through FFM. */
+  private static Kernel compile(String name, OperatorDef op) throws IOException {
+    // Knobs from -Dops.knob.NAME=VALUE where this operator's schedule has them, else defaults.
+    Knobs probe = Knobs.defaults();
+    DefaultSchedules.forTarget(Target.C, op, probe);
+    Map<String, Integer> values = new LinkedHashMap<>();
+    for (String k : probe.space().keySet()) {
+      Integer v = Integer.getInteger("ops.knob." + k);
+      if (v != null) {
+        values.put(k, v);
+      }
+    }
+    Knobs knobs = Knobs.configured(values);
+    Schedule s = DefaultSchedules.forTarget(Target.C, op, knobs);
+    PrimFunc f = Lower.lower(s, name, op.args(), Target.C, null);
+    String source = CCodegen.generate(List.of(f), "ops_" + name);
+    // -Dops.dump=DIR writes the generated C beside the run, for reading what the schedule became.
+    String dump = System.getProperty("ops.dump");
+    if (dump != null) {
+      Files.createDirectories(Path.of(dump));
+      Files.writeString(Path.of(dump, name + ".c"), source);
+    }
+    Path lib = Files.createTempFile("kernelgen-ops", ".so");
+    NativeToolchain.fromEnvironment().compileSharedLibrary(source, lib);
+    byte[] bytes = Files.readAllBytes(lib);
+    Files.delete(lib);
+    KernelModule module = DEVICE.loadModule(new KernelBinary.C(f.name(), bytes));
+    KernelFunction fn =
+        module.function(
+            f.name(),
+            new KernelSignature(
+                new ArrayList<>(
+                    Collections.nCopies(f.params().size(), KernelSignature.ParamKind.POINTER))));
+    return new Kernel(fn, knobs.chosen());
+  }
+
+  private static float[] random(long seed, long count) {
+    Random r = new Random(seed);
+    float[] a = new float[Math.toIntExact(count)];
+    for (int i = 0; i < a.length; i++) {
+      a[i] = (float) (r.nextDouble() * 2 - 1);
+    }
+    return a;
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+}

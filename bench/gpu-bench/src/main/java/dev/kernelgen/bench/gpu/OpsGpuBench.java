@@ -1,0 +1,424 @@
+package dev.kernelgen.bench.gpu;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
+
+import dev.kernelgen.bench.Json;
+import dev.kernelgen.runtime.CudaDevice;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceTimer;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.Conv;
+import dev.kernelgen.topi.DefaultSchedules;
+import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.OpSchedules;
+import dev.kernelgen.topi.Padding;
+import dev.kernelgen.topi.Reduction;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The operator benchmark on a GPU: matmul 1024/2048/4096 (float32), softmax over the rows of [4096,
+ * 4096], 3x3 conv2d on [1,64,56,56] and [32,64,56,56] with 64 filters, each with kernelgen's
+ * untuned default schedule ({@link DefaultSchedules}, knobs at their defaults).
+ *
+ * <p>First every default schedule is checked against the oracle on small ragged shapes, on this
+ * device; then each workload is compiled, run once and spot-checked against float64 sums on the
+ * host (sampled outputs), and timed per call (events around 200 launches, best of 7) and as GPU
+ * time (50 launches in a CUDA graph, best of 7 replays). Writes {@code OUT_DIR/ops-ours.json}; the
+ * PyTorch side is {@code bench/ops_torch.py}.
+ *
+ * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT] [--conv-configs CONFIGS]}.
+ *
+ * <p>{@code --conv-configs} (or the environment variable {@code KG_CONV_CONFIGS}) also times each
+ * conv2d workload with each of the given knob settings of {@link OpSchedules#conv2dGpu}: {@code
+ * candidates} for {@link OpSchedules#conv2dGpuCandidates}, or settings separated by {@code ;}, each
+ * {@code name=value,...} (knobs not named take their defaults). The timings go to the report's
+ * {@code conv_configs} and to {@code OUT_DIR/ops-conv-configs.txt}, fastest first; a setting that
+ * fails (compile, launch, sampled check) is reported with its error and the others still run.
+ */
+public final class OpsGpuBench {
+  private static final int CALLS = 200;
+  private static final int REPEATS = 7;
+  private static final int SAMPLES = 256;
+
+  private OpsGpuBench() {}
+
+  /** One workload: the operator, its FLOP count (0 for softmax) and how to check a sample. */
+  record Case(String name, OperatorDef op, double flops, Reference ref, Schedule schedule) {
+    Case(String name, OperatorDef op, double flops, Reference ref) {
+      this(name, op, flops, ref, null);
+    }
+  }
+
+  /** The float64 value of output element {@code flat} from the host copies of the inputs. */
+  interface Reference {
+    double at(List<float[]> inputs, long flat);
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(args.length > 0 && !args[0].startsWith("--") ? args[0] : "bench/results");
+    boolean checksOnly = List.of(args).contains("--checks-only");
+    String only = null;
+    String convConfigs = System.getenv("KG_CONV_CONFIGS");
+    for (int i = 0; i < args.length - 1; i++) {
+      if (args[i].equals("--only")) {
+        only = args[i + 1];
+      }
+      if (args[i].equals("--conv-configs")) {
+        convConfigs = args[i + 1];
+      }
+    }
+    List<Map<String, Integer>> configs = convConfigs(convConfigs);
+    Files.createDirectories(out);
+    Device device =
+        Devices.cuda()
+            .map(d -> (Device) d)
+            .orElseGet(
+                () ->
+                    Devices.openCl()
+                        .orElseThrow(
+                            () ->
+                                new IllegalStateException("no GPU device: " + Devices.describe())));
+    System.out.printf("ops-gpu-bench on %s (%s)%n", device.name(), device.target());
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("device", device.name());
+    report.put("checks", checks(device));
+    List<Object> results = new ArrayList<>();
+    report.put("results", results);
+    if (!checksOnly) {
+      for (Case c : cases()) {
+        if (only != null && !c.name().contains(only)) {
+          continue;
+        }
+        results.add(measure(device, c, Knobs.defaults()));
+        Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+      }
+      if (!configs.isEmpty()) {
+        List<Object> timed = new ArrayList<>();
+        report.put("conv_configs", timed);
+        StringBuilder table = new StringBuilder();
+        for (Case c : cases()) {
+          if (c.name().startsWith("conv2d_") && (only == null || c.name().contains(only))) {
+            table.append(timeConfigs(device, c, configs, timed));
+            Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+          }
+        }
+        Files.writeString(out.resolve("ops-conv-configs.txt"), table);
+        System.out.print(table);
+      }
+    }
+    Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+    System.out.println("wrote " + out.resolve("ops-ours.json"));
+    device.close();
+  }
+
+  /** Every default GPU schedule of the benchmark's operators, on ragged shapes, on this device. */
+  static List<Object> checks(Device device) {
+    Map<String, OperatorDef> small = new LinkedHashMap<>();
+    Tensor a = placeholder("A", FLOAT32, 67, 45);
+    Tensor b = placeholder("B", FLOAT32, 45, 53);
+    small.put("matmul_67x45x53", OperatorDef.of(List.of(a, b), Linalg.matmul(a, b)));
+    Tensor x = placeholder("X", FLOAT32, 45, 67);
+    small.put("softmax_45x67", OperatorDef.of(List.of(x), Reduction.softmax(x, 1)));
+    Tensor in = placeholder("Input", FLOAT32, 2, 5, 11, 9);
+    Tensor f = placeholder("Filter", FLOAT32, 6, 5, 3, 3);
+    small.put(
+        "conv2d_2x5x11x9_f6",
+        OperatorDef.of(List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1)));
+    List<Object> out = new ArrayList<>();
+    for (var e : small.entrySet()) {
+      Schedule s = DefaultSchedules.forTarget(device.target(), e.getValue(), Knobs.defaults());
+      String diff = OracleCheck.check(device, s, e.getValue().args(), "check");
+      System.out.printf("check %-22s %s%n", e.getKey(), diff == null ? "ok" : "FAILED");
+      if (diff != null) {
+        throw new IllegalStateException(e.getKey() + " differs from the oracle: " + diff);
+      }
+      out.add(Map.of("workload", e.getKey(), "ok", true));
+    }
+    // conv2d's default for many images (the shape above gets the one for few): on the same shape.
+    Tensor conv = Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1);
+    Schedule large =
+        OpSchedules.conv2dGpu(conv, Knobs.configured(OpSchedules.conv2dGpuCandidates().get(0)));
+    String largeDiff = OracleCheck.check(device, large, List.of(in, f, conv), "check");
+    System.out.printf(
+        "check %-22s %s%n", "conv2d_large_tiles", largeDiff == null ? "ok" : "FAILED");
+    if (largeDiff != null) {
+      throw new IllegalStateException("conv2d_large_tiles differs from the oracle: " + largeDiff);
+    }
+    out.add(Map.of("workload", "conv2d_2x5x11x9_f6_large_tiles", "ok", true));
+    Tensor lanes = Reduction.softmaxLanes(x, 32);
+    String diff =
+        OracleCheck.check(device, OpSchedules.softmaxLanesGpu(lanes), List.of(x, lanes), "check");
+    System.out.printf("check %-22s %s%n", "softmax_lanes_45x67", diff == null ? "ok" : "FAILED");
+    if (diff != null) {
+      throw new IllegalStateException("softmax_lanes differs from the oracle: " + diff);
+    }
+    out.add(Map.of("workload", "softmax_lanes_45x67", "ok", true));
+    return out;
+  }
+
+  static List<Case> cases() {
+    List<Case> cs = new ArrayList<>();
+    for (int n : new int[] {1024, 2048, 4096}) {
+      Tensor a = placeholder("A", FLOAT32, n, n);
+      Tensor b = placeholder("B", FLOAT32, n, n);
+      cs.add(
+          new Case(
+              "matmul_" + n,
+              OperatorDef.of(List.of(a, b), Linalg.matmul(a, b)),
+              2.0 * n * n * n,
+              (in, flat) -> {
+                long i = flat / n;
+                long j = flat % n;
+                double s = 0;
+                for (int k = 0; k < n; k++) {
+                  s += (double) in.get(0)[(int) (i * n + k)] * in.get(1)[(int) (k * n + j)];
+                }
+                return s;
+              }));
+    }
+    int rows = 4096;
+    int cols = 4096;
+    Tensor x = placeholder("X", FLOAT32, rows, cols);
+    Reference softmaxRef =
+        (in, flat) -> {
+          float[] v = in.get(0);
+          int r = (int) (flat / cols);
+          double max = Double.NEGATIVE_INFINITY;
+          for (int c = 0; c < cols; c++) {
+            max = Math.max(max, v[r * cols + c]);
+          }
+          double sum = 0;
+          for (int c = 0; c < cols; c++) {
+            sum += Math.exp(v[r * cols + c] - max);
+          }
+          return Math.exp(v[(int) flat] - max) / sum;
+        };
+    // The library's GPU formulation: a block per row, 256 lanes (threads) reducing it together.
+    Tensor lanes = Reduction.softmaxLanes(x, 256);
+    cs.add(
+        new Case(
+            "softmax_4096x4096",
+            OperatorDef.of(List.of(x), lanes),
+            0,
+            softmaxRef,
+            OpSchedules.softmaxLanesGpu(lanes)));
+    // The plain softmax with its default schedule: a thread per row.
+    cs.add(
+        new Case(
+            "softmax_4096x4096_thread_per_row",
+            OperatorDef.of(List.of(x), Reduction.softmax(x, 1)),
+            0,
+            softmaxRef,
+            null));
+    for (int batch : new int[] {1, 32}) {
+      int c = 64;
+      int h = 56;
+      int w = 56;
+      int fo = 64;
+      Tensor in = placeholder("Input", FLOAT32, batch, c, h, w);
+      Tensor f = placeholder("Filter", FLOAT32, fo, c, 3, 3);
+      cs.add(
+          new Case(
+              "conv2d_" + batch + "x64x56x56_f64",
+              OperatorDef.of(
+                  List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1)),
+              2.0 * batch * fo * h * w * c * 9,
+              (ins, flat) -> {
+                int xx = (int) (flat % w);
+                int yy = (int) (flat / w % h);
+                int ff = (int) (flat / ((long) w * h) % fo);
+                int nn = (int) (flat / ((long) w * h * fo));
+                double s = 0;
+                for (int cc = 0; cc < c; cc++) {
+                  for (int di = 0; di < 3; di++) {
+                    for (int dj = 0; dj < 3; dj++) {
+                      int iy = yy + di - 1;
+                      int ix = xx + dj - 1;
+                      if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
+                        s +=
+                            (double) ins.get(0)[((nn * c + cc) * h + iy) * w + ix]
+                                * ins.get(1)[((ff * c + cc) * 3 + di) * 3 + dj];
+                      }
+                    }
+                  }
+                }
+                return s;
+              }));
+    }
+    return cs;
+  }
+
+  /** The knob settings that {@code --conv-configs} names (see the class comment); none for null. */
+  static List<Map<String, Integer>> convConfigs(String spec) {
+    List<Map<String, Integer>> out = new ArrayList<>();
+    if (spec == null || spec.isBlank()) {
+      return out;
+    }
+    if (spec.equals("candidates")) {
+      return OpSchedules.conv2dGpuCandidates();
+    }
+    for (String one : spec.split(";")) {
+      Map<String, Integer> m = new LinkedHashMap<>();
+      for (String kv : one.split(",")) {
+        String[] p = kv.trim().split("=");
+        if (p.length != 2) {
+          throw new IllegalArgumentException("--conv-configs: '" + kv + "' is not name=value");
+        }
+        m.put(p[0].trim(), Integer.parseInt(p[1].trim()));
+      }
+      out.add(m);
+    }
+    return out;
+  }
+
+  /**
+   * Times conv2d workload {@code c} with each knob setting, adds the results to {@code timed} and
+   * returns them as a table, fastest first, with the speedup over the default schedule.
+   */
+  static String timeConfigs(
+      Device device, Case c, List<Map<String, Integer>> configs, List<Object> timed) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    double defaultUs = Double.NaN;
+    for (Map<String, Integer> config : configs) {
+      Map<String, Object> r;
+      try {
+        r = measure(device, c, Knobs.configured(config));
+      } catch (RuntimeException | Error e) {
+        r = new LinkedHashMap<>();
+        r.put("workload", c.name());
+        r.put("knobs", config.toString());
+        r.put("error", String.valueOf(e));
+        System.out.printf("%-24s %s FAILED: %s%n", c.name(), config, e);
+      }
+      rows.add(r);
+      timed.add(r);
+    }
+    try {
+      defaultUs = (double) measure(device, c, Knobs.defaults()).get("ours_gpu_us");
+    } catch (RuntimeException | Error e) {
+      System.out.printf("%-24s default FAILED: %s%n", c.name(), e);
+    }
+    rows.sort(
+        java.util.Comparator.comparingDouble(
+            r -> r.get("ours_gpu_us") instanceof Double d ? d : Double.MAX_VALUE));
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format("%s: default %.1f us GPU%n", c.name(), defaultUs));
+    for (Map<String, Object> r : rows) {
+      if (r.get("ours_gpu_us") instanceof Double us) {
+        sb.append(
+            String.format(
+                "  %10.1f us  %6.2f TFLOP/s  x%.2f of default  %s%n",
+                us, r.get("ours_tflops"), defaultUs / us, r.get("knobs")));
+      } else {
+        sb.append(String.format("  %10s  %s  %s%n", "failed", r.get("knobs"), r.get("error")));
+      }
+    }
+    return sb.toString();
+  }
+
+  static Map<String, Object> measure(Device device, Case c, Knobs knobs) {
+    Schedule s =
+        c.schedule() != null
+            ? c.schedule()
+            : DefaultSchedules.forTarget(device.target(), c.op(), knobs);
+    DeviceOperator.Compiled compiled =
+        DeviceOperator.compile(device.target(), s, c.op().args(), "ops_" + c.name());
+    Random random = new Random(42);
+    List<float[]> inputs = new ArrayList<>();
+    List<DeviceBuffer> buffers = new ArrayList<>();
+    for (Tensor t : c.op().inputs()) {
+      float[] v = new float[(int) OracleCheck.count(t)];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = random.nextFloat() * 2 - 1;
+      }
+      inputs.add(v);
+      buffers.add(device.upload(HostTensor.of(v)));
+    }
+    long outCount = OracleCheck.count(c.op().output());
+    DeviceBuffer output = device.allocate(DataType.FLOAT32, outCount);
+    buffers.add(output);
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("workload", c.name());
+    r.put("knobs", knobs.chosen().toString());
+    try (DeviceOperator op = new DeviceOperator(device, compiled, Map.of())) {
+      op.launch(buffers);
+      HostTensor got = HostTensor.zeros(DataType.FLOAT32, outCount);
+      output.copyToHost(got);
+      double maxErr = 0;
+      Random pick = new Random(7);
+      for (int k = 0; k < SAMPLES; k++) {
+        long flat = (long) (pick.nextDouble() * outCount);
+        double want = c.ref().at(inputs, flat);
+        double err = Math.abs(got.getFloat(flat) - want) / Math.max(1, Math.abs(want));
+        maxErr = Math.max(maxErr, err);
+      }
+      if (!(maxErr <= 1e-3)) {
+        throw new IllegalStateException(c.name() + ": sampled relative error " + maxErr);
+      }
+      r.put("max_rel_err_sampled", maxErr);
+      r.put("kernels", op.kernelCount());
+      r.put("launch", op.launchConfigs().toString());
+      double perCall = perCall(device, op, buffers);
+      double gpu =
+          device instanceof CudaDevice cuda ? GpuBench.graphTime(cuda, op, buffers) : perCall;
+      r.put("ours_us", round(perCall));
+      r.put("ours_gpu_us", round(gpu));
+      if (c.flops() > 0) {
+        r.put("ours_tflops", round(c.flops() / gpu / 1e6));
+      } else {
+        long bytes = 4L * 2 * outCount;
+        r.put("bytes", bytes);
+        r.put("ours_gbps", round(bytes / gpu / 1e3));
+      }
+      System.out.printf("%-24s %10.1f us per call  %10.1f us GPU  %s%n", c.name(), perCall, gpu, r);
+    } finally {
+      buffers.forEach(DeviceBuffer::close);
+    }
+    return r;
+  }
+
+  private static double perCall(Device device, DeviceOperator op, List<DeviceBuffer> buffers) {
+    int calls = CALLS;
+    for (int i = 0; i < 3; i++) {
+      op.launch(buffers);
+    }
+    device.synchronize();
+    double best = Double.MAX_VALUE;
+    try (DeviceTimer t = device.timer()) {
+      // A slow kernel (tens of ms) gets fewer calls per batch.
+      t.start();
+      op.launch(buffers);
+      t.stop();
+      if (t.elapsedMillis() > 2) {
+        calls = 10;
+      }
+      for (int rep = 0; rep < REPEATS; rep++) {
+        t.start();
+        for (int i = 0; i < calls; i++) {
+          op.launch(buffers);
+        }
+        t.stop();
+        best = Math.min(best, t.elapsedMillis() * 1e3 / calls);
+      }
+    }
+    return best;
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+}
