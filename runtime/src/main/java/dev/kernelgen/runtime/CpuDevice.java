@@ -22,6 +22,18 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class CpuDevice implements Device {
   private final NativeLibraryCache cache;
   private final Linker linker = Linker.nativeLinker();
+  private final Lifecycle lifecycle = new Lifecycle(this);
+
+  /**
+   * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
+   * process, and closing it does nothing, since other users hold it too.
+   */
+  private volatile boolean shared;
+
+  /** Makes this the process-wide device of its target (see {@link #close}). */
+  void markShared() {
+    shared = true;
+  }
 
   CpuDevice(NativeLibraryCache cache) {
     this.cache = cache;
@@ -53,7 +65,8 @@ public final class CpuDevice implements Device {
 
   @Override
   public DeviceBuffer allocate(DataType dtype, long count) {
-    return new HostBuffer(this, dtype, count);
+    lifecycle.checkOpen();
+    return new HostBuffer(this, lifecycle, dtype, count);
   }
 
   @Override
@@ -61,6 +74,7 @@ public final class CpuDevice implements Device {
     if (!(binary instanceof KernelBinary.C c)) {
       throw new DeviceException(name() + " runs C kernels, not " + describe(binary));
     }
+    lifecycle.checkOpen();
     byte[] lib = c.sharedLibrary();
     if (isLinux()
         && !(lib.length > 4 && lib[0] == 0x7f && lib[1] == 'E' && lib[2] == 'L' && lib[3] == 'F')) {
@@ -91,15 +105,25 @@ public final class CpuDevice implements Device {
   @Override
   public void synchronize() {
     // C kernels return when they are done.
+    lifecycle.checkOpen();
   }
 
   @Override
   public DeviceTimer timer() {
+    lifecycle.checkOpen();
     return new WallClockTimer();
   }
 
+  /**
+   * Waits for the launches in flight; later uses of the device, its modules and its buffers throw
+   * {@link IllegalStateException}. The device of {@link Devices} stays open.
+   */
   @Override
-  public void close() {}
+  public void close() {
+    if (!shared) {
+      lifecycle.close();
+    }
+  }
 
   @Override
   public String toString() {
@@ -138,8 +162,10 @@ public final class CpuDevice implements Device {
     private final Arena arena;
     private final SymbolLookup lookup;
     private final ConcurrentHashMap<String, CFunction> functions = new ConcurrentHashMap<>();
+    private final Lifecycle lifecycle;
 
     CModule(String name, Path file, Arena arena, SymbolLookup lookup) {
+      this.lifecycle = new Lifecycle(this, CpuDevice.this.lifecycle);
       this.name = name;
       this.file = file;
       this.arena = arena;
@@ -153,6 +179,7 @@ public final class CpuDevice implements Device {
 
     @Override
     public KernelFunction function(String kernel, KernelSignature signature) {
+      lifecycle.checkOpen();
       CFunction f = functions.computeIfAbsent(kernel, k -> bind(k, signature));
       if (!f.signature().equals(signature)) {
         throw new IllegalArgumentException(
@@ -187,12 +214,22 @@ public final class CpuDevice implements Device {
             };
       }
       MethodHandle handle = linker.downcallHandle(symbol, FunctionDescriptor.ofVoid(layouts));
-      return new CFunction(kernel, signature, handle);
+      return new CFunction(kernel, signature, handle, lifecycle);
     }
 
-    /** The library stays loaded (see {@link CpuDevice#loadModule}); the module is released. */
+    /**
+     * The library stays loaded (see {@link CpuDevice#loadModule}); the module is released after the
+     * launches in flight, and its functions no longer launch.
+     */
     @Override
-    public void close() {}
+    public void close() {
+      lifecycle.close();
+    }
+
+    @Override
+    public String toString() {
+      return "C module " + name + " on " + CpuDevice.this.name();
+    }
   }
 
   /** A C kernel: one downcall handle, built once from the signature. */
@@ -201,8 +238,10 @@ public final class CpuDevice implements Device {
     private final KernelSignature signature;
     private final MethodHandle handle;
     private final MethodHandle spread;
+    private final Lifecycle module;
 
-    CFunction(String name, KernelSignature signature, MethodHandle handle) {
+    CFunction(String name, KernelSignature signature, MethodHandle handle, Lifecycle module) {
+      this.module = module;
       this.name = name;
       this.signature = signature;
       this.handle = handle;
@@ -224,9 +263,11 @@ public final class CpuDevice implements Device {
 
     /**
      * The downcall handle itself ({@code void(MemorySegment..., int, long, ...)}), for launchers
-     * that keep it in a static final and call it without boxing.
+     * that keep it in a static final and call it without boxing. Such callers check that the module
+     * is open themselves: the handle outlives it.
      */
     public MethodHandle methodHandle() {
+      module.checkOpen();
       return handle;
     }
 
@@ -245,7 +286,7 @@ public final class CpuDevice implements Device {
               case FLOAT64 -> ((Number) args[i]).doubleValue();
             };
       }
-      try {
+      try (Lifecycle.Use u = module.enter()) {
         spread.invokeExact(values);
       } catch (RuntimeException | Error e) {
         throw e;

@@ -125,9 +125,21 @@ public final class HostTensor implements AutoCloseable {
     return segment.byteSize();
   }
 
-  /** The elements, row-major; what a C kernel receives as its pointer. */
+  /**
+   * The elements, row-major; what a C kernel receives as its pointer.
+   *
+   * @throws IllegalStateException when the tensor was closed
+   */
   public MemorySegment segment() {
+    if (closed.get()) {
+      throw new IllegalStateException(this + " was closed");
+    }
     return segment;
+  }
+
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return closed.get();
   }
 
   /** Row-major flat index of a multi-dimensional index, checked against the shape. */
@@ -148,43 +160,43 @@ public final class HostTensor implements AutoCloseable {
   }
 
   public float getFloat(long flat) {
-    return segment.getAtIndex(F32, check(DataType.FLOAT32, flat));
+    return segment().getAtIndex(F32, check(DataType.FLOAT32, flat));
   }
 
   public void setFloat(long flat, float value) {
-    segment.setAtIndex(F32, check(DataType.FLOAT32, flat), value);
+    segment().setAtIndex(F32, check(DataType.FLOAT32, flat), value);
   }
 
   public double getDouble(long flat) {
-    return segment.getAtIndex(F64, check(DataType.FLOAT64, flat));
+    return segment().getAtIndex(F64, check(DataType.FLOAT64, flat));
   }
 
   public void setDouble(long flat, double value) {
-    segment.setAtIndex(F64, check(DataType.FLOAT64, flat), value);
+    segment().setAtIndex(F64, check(DataType.FLOAT64, flat), value);
   }
 
   public int getInt(long flat) {
-    return segment.getAtIndex(I32, check(DataType.INT32, flat));
+    return segment().getAtIndex(I32, check(DataType.INT32, flat));
   }
 
   public void setInt(long flat, int value) {
-    segment.setAtIndex(I32, check(DataType.INT32, flat), value);
+    segment().setAtIndex(I32, check(DataType.INT32, flat), value);
   }
 
   public long getLong(long flat) {
-    return segment.getAtIndex(I64, check(DataType.INT64, flat));
+    return segment().getAtIndex(I64, check(DataType.INT64, flat));
   }
 
   public void setLong(long flat, long value) {
-    segment.setAtIndex(I64, check(DataType.INT64, flat), value);
+    segment().setAtIndex(I64, check(DataType.INT64, flat), value);
   }
 
   public boolean getBoolean(long flat) {
-    return segment.get(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat)) != 0;
+    return segment().get(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat)) != 0;
   }
 
   public void setBoolean(long flat, boolean value) {
-    segment.set(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat), (byte) (value ? 1 : 0));
+    segment().set(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat), (byte) (value ? 1 : 0));
   }
 
   /** Element {@code flat} converted to double, whatever the dtype; for comparisons in tests. */
@@ -212,25 +224,25 @@ public final class HostTensor implements AutoCloseable {
   /** A copy of the elements of a FLOAT32 tensor. */
   public float[] toFloatArray() {
     requireDtype(DataType.FLOAT32);
-    return segment.toArray(F32);
+    return segment().toArray(F32);
   }
 
   /** A copy of the elements of a FLOAT64 tensor. */
   public double[] toDoubleArray() {
     requireDtype(DataType.FLOAT64);
-    return segment.toArray(F64);
+    return segment().toArray(F64);
   }
 
   /** A copy of the elements of an INT32 tensor. */
   public int[] toIntArray() {
     requireDtype(DataType.INT32);
-    return segment.toArray(I32);
+    return segment().toArray(I32);
   }
 
   /** A copy of the elements of an INT64 tensor. */
   public long[] toLongArray() {
     requireDtype(DataType.INT64);
-    return segment.toArray(I64);
+    return segment().toArray(I64);
   }
 
   /** Frees owned memory (once; later calls do nothing). Wrapped memory is left to its owner. */

@@ -63,10 +63,9 @@ public final class Launchers {
                   new DeviceException(
                       TARGET_PROPERTY + "=" + t + " but there is no such device: " + p.detail()));
     }
-    for (Device d : Devices.ranked()) {
-      if (targets.contains(d.target())) {
-        return d;
-      }
+    // Only the library's targets are probed: a C and Java library never loads a GPU driver.
+    for (Device d : Devices.ranked(targets)) {
+      return d;
     }
     throw new DeviceException(
         "library "
