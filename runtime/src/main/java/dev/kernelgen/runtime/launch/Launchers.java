@@ -8,6 +8,7 @@ import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.KernelBinary;
 import dev.kernelgen.runtime.LaunchConfig;
+import dev.kernelgen.runtime.Lifecycle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -75,6 +76,20 @@ public final class Launchers {
             + " but none of these devices is"
             + " available:\n"
             + Devices.describe());
+  }
+
+  /**
+   * The lifecycle of a launcher of {@code library} on {@code device}: its operators throw {@link
+   * IllegalStateException} once it is closed, and closing waits for the calls in flight.
+   */
+  public static Lifecycle lifecycle(String library, Device device) {
+    return new Lifecycle(
+        new Object() {
+          @Override
+          public String toString() {
+            return "launcher " + library + " on " + device.name();
+          }
+        });
   }
 
   /** The error for a device whose target the library was not built for. */
@@ -245,6 +260,7 @@ public final class Launchers {
       return;
     }
     DeviceTensor[] copies = new DeviceTensor[args.length];
+    Throwable failure = null;
     try {
       for (int i = 0; i < inputs.length; i++) {
         copies[i] = DeviceTensor.upload(device, inputs[i]);
@@ -260,12 +276,39 @@ public final class Launchers {
       for (int i = 0; i < outputs.length; i++) {
         copies[inputs.length + i].copyTo(outputs[i]);
       }
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      throw e;
     } finally {
-      for (DeviceTensor t : copies) {
-        if (t != null) {
-          t.close();
+      closeAll(copies, failure);
+    }
+  }
+
+  /**
+   * Closes every resource (nulls skipped), even when one fails: after a sticky CUDA error every
+   * close fails too. A failure is added as suppressed to {@code primary} when there is one (the
+   * error that matters is the launch's), else the first is thrown with the later ones suppressed.
+   */
+  public static void closeAll(AutoCloseable[] resources, Throwable primary) {
+    RuntimeException first = null;
+    for (AutoCloseable r : resources) {
+      if (r == null) {
+        continue;
+      }
+      try {
+        r.close();
+      } catch (Exception e) {
+        if (primary != null) {
+          primary.addSuppressed(e);
+        } else if (first == null) {
+          first = e instanceof RuntimeException re ? re : new DeviceException(e.toString(), e);
+        } else {
+          first.addSuppressed(e);
         }
       }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 }
