@@ -75,7 +75,10 @@ public final class Launchers {
             + targets
             + " but none of these devices is"
             + " available:\n"
-            + Devices.describe());
+            + Devices.probes().stream()
+                .filter(p -> targets.contains(p.target()))
+                .map(p -> p + "\n")
+                .collect(java.util.stream.Collectors.joining()));
   }
 
   /**
