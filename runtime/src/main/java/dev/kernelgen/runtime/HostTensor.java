@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A tensor in host memory: a dtype, a shape and the elements in row-major order in a native {@link
@@ -21,6 +22,9 @@ public final class HostTensor implements AutoCloseable {
   private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
   private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
   private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+
+  /** Owned tensors made and not yet closed, in this process. */
+  private static final AtomicLong OPEN = new AtomicLong();
 
   private final DataType dtype;
   private final long[] shape;
@@ -44,6 +48,7 @@ public final class HostTensor implements AutoCloseable {
     Arena arena = Arena.ofShared();
     // Arena.allocate zero-fills.
     MemorySegment segment = arena.allocate(Math.max(bytes, 1), ALIGNMENT).asSlice(0, bytes);
+    OPEN.incrementAndGet();
     return new HostTensor(dtype, s, segment, arena);
   }
 
@@ -250,7 +255,16 @@ public final class HostTensor implements AutoCloseable {
   public void close() {
     if (closed.compareAndSet(false, true) && arena != null) {
       arena.close();
+      OPEN.decrementAndGet();
     }
+  }
+
+  /**
+   * How many tensors that own their memory were made and not closed in this process: their memory
+   * is native and is not freed by the garbage collector. A hook for leak tests.
+   */
+  public static long openOwnedTensors() {
+    return OPEN.get();
   }
 
   @Override
