@@ -414,7 +414,12 @@ public final class CHarnessMeasurer implements Measurer {
                 ", ",
                 java.util.stream.IntStream.range(0, ps.size()).mapToObj(i -> "a" + i).toList())
             + ");";
-    sb.append("  ").append(call).append('\n');
+    // The checked call: a kernel returns the bytes of a temporary it could not allocate.
+    sb.append("  { long long st = ")
+        .append(call, 0, call.length() - 1)
+        .append(
+            "; if (st != 0) { fprintf(stderr, \"out of memory: the kernel could not allocate %lld"
+                + " bytes\\n\", st); return 6; } }\n");
     for (int i = stored; i < ps.size(); i++) {
       sb.append(
           String.format(

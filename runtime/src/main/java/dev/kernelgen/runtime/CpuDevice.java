@@ -138,6 +138,12 @@ public final class CpuDevice implements Device {
     return b.getClass().getSimpleName() + " module " + b.name();
   }
 
+  /**
+   * Exported by a C module whose kernels return a status: 0, or the bytes of a temporary they could
+   * not allocate (kernelgen's generated C).
+   */
+  static final String STATUS_ABI_SYMBOL = "kernelgen_status_abi";
+
   /** Host pointers for C and Java kernels: a tensor's or host buffer's memory, or a segment. */
   static MemorySegment hostPointer(Device device, String where, int index, Object arg) {
     return switch (arg) {
@@ -213,7 +219,14 @@ public final class CpuDevice implements Device {
               case FLOAT64 -> ValueLayout.JAVA_DOUBLE;
             };
       }
-      MethodHandle handle = linker.downcallHandle(symbol, FunctionDescriptor.ofVoid(layouts));
+      // Generated kernels return an allocation status (see CCodegen); hand-written ones nothing.
+      boolean status = lookup.find(STATUS_ABI_SYMBOL).isPresent();
+      MethodHandle handle =
+          linker.downcallHandle(
+              symbol,
+              status
+                  ? FunctionDescriptor.of(ValueLayout.JAVA_LONG, layouts)
+                  : FunctionDescriptor.ofVoid(layouts));
       return new CFunction(kernel, signature, handle, lifecycle);
     }
 
@@ -245,10 +258,15 @@ public final class CpuDevice implements Device {
       this.name = name;
       this.signature = signature;
       this.handle = handle;
+      // A kernel without a status returns 0 here.
+      MethodHandle h =
+          handle.type().returnType() == long.class
+              ? handle
+              : java.lang.invoke.MethodHandles.filterReturnValue(
+                  handle, java.lang.invoke.MethodHandles.constant(long.class, 0L));
       this.spread =
-          handle
-              .asSpreader(Object[].class, signature.size())
-              .asType(MethodType.methodType(void.class, Object[].class));
+          h.asSpreader(Object[].class, signature.size())
+              .asType(MethodType.methodType(long.class, Object[].class));
     }
 
     @Override
@@ -262,9 +280,10 @@ public final class CpuDevice implements Device {
     }
 
     /**
-     * The downcall handle itself ({@code void(MemorySegment..., int, long, ...)}), for launchers
-     * that keep it in a static final and call it without boxing. Such callers check that the module
-     * is open themselves: the handle outlives it.
+     * The downcall handle itself ({@code long(MemorySegment..., int, long, ...)} for generated
+     * kernels, which return 0 or the bytes of a temporary they could not allocate; {@code void} for
+     * hand-written ones), for launchers that keep it in a static final and call it without boxing.
+     * Such callers check that the module is open themselves: the handle outlives it.
      */
     public MethodHandle methodHandle() {
       module.checkOpen();
@@ -286,12 +305,20 @@ public final class CpuDevice implements Device {
               case FLOAT64 -> ((Number) args[i]).doubleValue();
             };
       }
+      long status;
       try (Lifecycle.Use u = module.enter()) {
-        spread.invokeExact(values);
+        status = (long) spread.invokeExact(values);
       } catch (RuntimeException | Error e) {
         throw e;
       } catch (Throwable t) {
         throw new DeviceException(where + ": " + t, t);
+      }
+      if (status != 0) {
+        throw new DeviceException(
+            where
+                + ": out of memory: could not allocate "
+                + status
+                + " bytes for a temporary (the outputs are incomplete)");
       }
     }
   }
