@@ -199,6 +199,16 @@ public final class CudaDevice implements Device {
     return totalMemory;
   }
 
+  /** Device memory free now ({@code cuMemGetInfo}), for leak checks and messages. */
+  public long freeMemoryBytes() {
+    try (Lifecycle.Use u = use()) {
+      long[] free = new long[1];
+      long[] total = new long[1];
+      check(JCudaDriver.cuMemGetInfo(free, total), name(), "cuMemGetInfo");
+      return free[0];
+    }
+  }
+
   /** Makes this device's primary context current on the calling thread. */
   void makeCurrent() {
     check(JCudaDriver.cuCtxSetCurrent(context), name(), "cuCtxSetCurrent");
