@@ -597,6 +597,8 @@ public final class CudaDevice implements Device {
         if (u != null) {
           try (u) {
             makeCurrent();
+            // Launches return once issued: let them finish before their code goes.
+            JCudaDriver.cuStreamSynchronize(stream);
             check(JCudaDriver.cuModuleUnload(module), name(), "cuModuleUnload");
           }
         }

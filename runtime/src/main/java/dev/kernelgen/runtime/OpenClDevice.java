@@ -548,6 +548,8 @@ public final class OpenClDevice implements Device {
         Lifecycle.Use u = OpenClDevice.this.lifecycle.tryEnter();
         if (u != null) {
           try (u) {
+            // Launches return once enqueued: let them finish before their kernels go.
+            CL.clFinish(queue);
             functions.values().forEach(f -> CL.clReleaseKernel(f.kernel));
           }
         }

@@ -233,4 +233,47 @@ class LauncherSafetyTest {
       assertThat(y.toFloatArray()).containsExactly(reversePlus(xs));
     }
   }
+
+  /**
+   * A launcher whose kernels need a temporary is captured in a CUDA graph: before, it called
+   * cuMemAlloc inside the capture and failed with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+   */
+  @Test
+  void aLauncherWithTemporariesIsCapturedInACudaGraph() throws Throwable {
+    assumeTrue(
+        Devices.cuda().isPresent(),
+        "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
+    dev.kernelgen.runtime.CudaDevice gpu = Devices.cuda().get();
+    CompiledLauncher cuda =
+        CompiledLauncher.build(
+            TestSpecs.TwoKernelsSpec.class, "TwoKernels", tmp.resolve("cuda"), Target.CUDA);
+    int n = 5000;
+    float[] xs = ramp(n, 3);
+    try (AutoCloseable k = cuda.load(gpu);
+        HostTensor x = HostTensor.of(xs, n);
+        DeviceTensor dx = DeviceTensor.upload(gpu, x);
+        DeviceTensor dy = DeviceTensor.allocate(gpu, DataType.FLOAT32, n)) {
+      cuda.call(k, "reversePlus", DEVICE2, dx, dy); // the first call sizes the workspace
+      long allocations = Workspace.allocations();
+      try (HostTensor zeros = HostTensor.zeros(DataType.FLOAT32, n)) {
+        dy.buffer().copyFromHost(zeros);
+      }
+      try (dev.kernelgen.runtime.CudaGraph graph =
+          gpu.captureGraph(
+              () -> {
+                try {
+                  cuda.call(k, "reversePlus", DEVICE2, dx, dy);
+                } catch (Throwable e) {
+                  throw new IllegalStateException(e);
+                }
+              })) {
+        graph.launch();
+        graph.launch();
+      }
+      assertThat(Workspace.allocations()).isEqualTo(allocations);
+      try (HostTensor y = dy.toHost()) {
+        assertThat(y.toFloatArray()).containsExactly(reversePlus(xs));
+      }
+    }
+  }
 }

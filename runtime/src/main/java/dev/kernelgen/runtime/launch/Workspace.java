@@ -47,7 +47,10 @@ public final class Workspace implements AutoCloseable {
     return l != null ? l : new Lease();
   }
 
-  /** Frees every buffer; the launcher calls it when it is closed, after its calls in flight. */
+  /**
+   * Frees every buffer; the launcher calls it when it is closed, after its calls in flight. Their
+   * kernels may still run on the device: it waits for them first.
+   */
   @Override
   public void close() {
     List<DeviceBuffer> buffers;
@@ -58,6 +61,15 @@ public final class Workspace implements AutoCloseable {
     }
     free.clear();
     RuntimeException failure = null;
+    if (!buffers.isEmpty()) {
+      try {
+        device.synchronize();
+      } catch (IllegalStateException e) {
+        // The device was closed: its work is over, and its memory went with it.
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
     for (DeviceBuffer b : buffers) {
       try {
         b.close();
