@@ -65,8 +65,9 @@ public final class Launchers {
                       TARGET_PROPERTY + "=" + t + " but there is no such device: " + p.detail()));
     }
     // Only the library's targets are probed: a C and Java library never loads a GPU driver.
-    for (Device d : Devices.ranked(targets)) {
-      return d;
+    List<Device> ranked = Devices.ranked(targets);
+    if (!ranked.isEmpty()) {
+      return ranked.getFirst();
     }
     throw new DeviceException(
         "library "
