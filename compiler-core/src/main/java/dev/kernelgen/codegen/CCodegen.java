@@ -23,9 +23,13 @@ import java.util.OptionalLong;
 
 /**
  * Prints lowered functions as one C11 source file, compiled with OpenMP into a shared library (see
- * {@link NativeToolchain#compileSharedLibrary}). Each function is exported as {@code void
+ * {@link NativeToolchain#compileSharedLibrary}). Each function is exported as {@code int64_t
  * NAME(float* restrict A, const float* restrict B, ..., int32_t n)}: buffers in the function's
- * order, {@code const} where never stored, then the symbolic dims.
+ * order, {@code const} where never stored, then the symbolic dims. It returns 0, or the bytes of a
+ * temporary it could not allocate (the body that needed it is skipped and what was allocated is
+ * freed; the runtime throws, naming the kernel and the bytes): an allocation failure must not
+ * {@code abort()} the JVM. The module exports {@value #STATUS_ABI_SYMBOL} to say its functions
+ * return this status (hand-written C kernels return nothing).
  *
  * <p>Parallel loops become {@code #pragma omp parallel for}, vectorized ones {@code #pragma omp
  * simd}, unrolled ones {@code #pragma GCC unroll}. Thread-bound loops run serially.
@@ -33,6 +37,12 @@ import java.util.OptionalLong;
 public final class CCodegen extends CLikePrinter {
   /** Allocations up to this size with a constant size live on the stack. */
   static final long MAX_STACK_BYTES = 64 * 1024;
+
+  /** Exported by every module whose functions return an allocation status (see above). */
+  public static final String STATUS_ABI_SYMBOL = "kernelgen_status_abi";
+
+  /** The function's status: set (atomically, from any OpenMP thread) when an allocation fails. */
+  private static final String STATUS = "kg_status_";
 
   private CCodegen() {}
 
@@ -48,6 +58,10 @@ public final class CCodegen extends CLikePrinter {
         + "#include <stdint.h>\n"
         + "#include <stdlib.h>\n"
         + "\n"
+        + "__attribute__((visibility(\"default\"))) const int32_t "
+        + STATUS_ABI_SYMBOL
+        + " = 1;\n"
+        + "\n"
         + g.helpersText()
         + g.functionsText();
   }
@@ -59,9 +73,11 @@ public final class CCodegen extends CLikePrinter {
         paramList(
             b -> (isStored(b) ? "" : "const ") + elementType(b.dtype()) + "* restrict " + name(b),
             v -> typeName(v.dtype()) + " " + name(v));
-    line("__attribute__((visibility(\"default\"))) void " + f.name() + "(" + params + ") {");
+    line("__attribute__((visibility(\"default\"))) int64_t " + f.name() + "(" + params + ") {");
     indent();
+    line("int64_t " + STATUS + " = 0;");
     stmt(f.body());
+    line("return " + STATUS + ";");
     dedent();
     line("}");
   }
@@ -274,11 +290,21 @@ public final class CCodegen extends CLikePrinter {
       String alloc =
           helper(
               "kg_alloc",
-              "static void* kg_alloc(size_t bytes) {\n"
-                  + "  // aligned_alloc wants a multiple of the alignment; NULL would crash later.\n"
-                  + "  void* p = aligned_alloc(64, bytes == 0 ? 64 : (bytes + 63) / 64 * 64);\n"
+              "static void* kg_alloc(size_t bytes, int64_t* status) {\n"
+                  + "  // aligned_alloc wants a multiple of the alignment. On failure the status\n"
+                  + "  // says how much was asked for, and the caller skips what needed it.\n"
+                  + "  void* p = bytes > SIZE_MAX - 63\n"
+                  + "      ? NULL\n"
+                  + "      : aligned_alloc(64, bytes == 0 ? 64 : (bytes + 63) / 64 * 64);\n"
+                  + "#ifdef KG_TEST_ALLOC_LIMIT\n"
+                  + "  // Tests make allocations above this many bytes fail.\n"
+                  + "  if (p != NULL && bytes > KG_TEST_ALLOC_LIMIT) {\n"
+                  + "    free(p);\n"
+                  + "    p = NULL;\n"
+                  + "  }\n"
+                  + "#endif\n"
                   + "  if (p == NULL) {\n"
-                  + "    abort();\n"
+                  + "    __atomic_store_n(status, bytes == 0 ? 1 : (int64_t)bytes, __ATOMIC_RELAXED);\n"
                   + "  }\n"
                   + "  return p;\n"
                   + "}\n");
@@ -294,9 +320,15 @@ public final class CCodegen extends CLikePrinter {
               + expr(a.size(), false)
               + " * "
               + a.buffer().dtype().bytes()
+              + ", &"
+              + STATUS
               + ");");
+      line("if (" + n + " != NULL) {");
+      indent();
       stmt(a.body());
       line("free(" + n + ");");
+      dedent();
+      line("}");
     }
     names.restore(a.buffer(), prev);
   }

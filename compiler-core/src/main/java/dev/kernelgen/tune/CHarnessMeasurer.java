@@ -164,8 +164,8 @@ public final class CHarnessMeasurer implements Measurer {
         task.target() == Target.C, "the C measurer runs C kernels, not %s", task.target());
     Reference ref = reference(task);
     ExecutorService pool = Executors.newFixedThreadPool(parallelCompiles);
+    List<Future<Candidate>> built = new ArrayList<>();
     try {
-      List<Future<Candidate>> built = new ArrayList<>();
       for (Configuration c : batch) {
         built.add(pool.submit(() -> build(task, c, ref)));
       }
@@ -177,13 +177,41 @@ public final class CHarnessMeasurer implements Measurer {
         } catch (Exception e) {
           throw new IllegalStateException("building a candidate failed: " + e, e);
         }
-        out.add(cand.failure != null ? cand.failure : run(task, cand, ref));
-        cand.delete();
+        try {
+          out.add(cand.failure != null ? cand.failure : run(task, cand, ref));
+        } finally {
+          cand.delete();
+        }
       }
       return out;
     } finally {
       pool.shutdownNow();
+      // Candidates left by a failure above: their directories go too.
+      for (Future<Candidate> f : built) {
+        try {
+          f.get().delete();
+        } catch (Exception e) {
+          // Never built: nothing on disk.
+        }
+      }
     }
+  }
+
+  /**
+   * Deletes the reference data written for the tasks measured so far (inputs as files for the
+   * harness); a later batch writes it again. Without a close it goes when the JVM exits.
+   */
+  @Override
+  public synchronized void close() {
+    for (Reference r : references.values()) {
+      deleteTree(r.dir());
+    }
+    references.clear();
+  }
+
+  /** The directories of reference data this measurer holds now: a test hook. */
+  synchronized List<Path> dataDirectories() {
+    return references.values().stream().map(Reference::dir).toList();
   }
 
   /** The oracle's outputs and the inputs they were computed from, written once per task. */
@@ -201,11 +229,14 @@ public final class CHarnessMeasurer implements Measurer {
           }
           List<NDArray> outputs = oracle.outputs(t, inputs);
           Path dir = tempDir("kernelgen-tune-data");
-          for (int i = 0; i < inputs.size(); i++) {
-            writeBytes(
-                dir.resolve(i + ".bin"), inputs.get(i).segment().toArray(ValueLayout.JAVA_BYTE));
-          }
+          // Deleted at exit in the reverse order: the files, then the directory (which
+          // deleteOnExit alone never deleted, as it is not empty).
           dir.toFile().deleteOnExit();
+          for (int i = 0; i < inputs.size(); i++) {
+            Path file = dir.resolve(i + ".bin");
+            writeBytes(file, inputs.get(i).segment().toArray(ValueLayout.JAVA_BYTE));
+            file.toFile().deleteOnExit();
+          }
           return new Reference(dir, inputs, outputs);
         });
   }
@@ -223,9 +254,10 @@ public final class CHarnessMeasurer implements Measurer {
     Path exe;
     Measurement failure;
 
-    void delete() {
+    synchronized void delete() {
       if (dir != null) {
         deleteTree(dir);
+        dir = null;
       }
     }
   }
@@ -382,7 +414,12 @@ public final class CHarnessMeasurer implements Measurer {
                 ", ",
                 java.util.stream.IntStream.range(0, ps.size()).mapToObj(i -> "a" + i).toList())
             + ");";
-    sb.append("  ").append(call).append('\n');
+    // The checked call: a kernel returns the bytes of a temporary it could not allocate.
+    sb.append("  { long long st = ")
+        .append(call, 0, call.length() - 1)
+        .append(
+            "; if (st != 0) { fprintf(stderr, \"out of memory: the kernel could not allocate %lld"
+                + " bytes\\n\", st); return 6; } }\n");
     for (int i = stored; i < ps.size(); i++) {
       sb.append(
           String.format(

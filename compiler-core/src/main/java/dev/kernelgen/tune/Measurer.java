@@ -9,7 +9,7 @@ import java.util.Map;
  * a time (runs must not share the device), each with warm-up and repeats, checks each against the
  * oracle once, and reports a failure as a {@link Measurement} rather than throwing.
  */
-public interface Measurer {
+public interface Measurer extends AutoCloseable {
   /** The device's name as the tuning log records it (for example {@code "NVIDIA H200"}). */
   String deviceName();
 
@@ -20,4 +20,8 @@ public interface Measurer {
 
   /** The measurements of {@code batch}, in its order. */
   List<Measurement> measure(TuningTask task, List<Configuration> batch);
+
+  /** Frees what the measurer keeps between batches (reference data, temporary files). */
+  @Override
+  default void close() {}
 }

@@ -46,13 +46,16 @@ class CCodegenTest {
             #include <stdint.h>
             #include <stdlib.h>
 
+            __attribute__((visibility("default"))) const int32_t kernelgen_status_abi = 1;
+
             static inline int32_t kg_floordiv_i32(int32_t a, int32_t b) {
               int32_t q = a / b;
               return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
             }
 
-            __attribute__((visibility("default"))) void vadd(const float* restrict A, \
+            __attribute__((visibility("default"))) int64_t vadd(const float* restrict A, \
             const float* restrict B, float* restrict C, int32_t n) {
+              int64_t kg_status_ = 0;
               #pragma omp parallel for
               for (int32_t i_outer = 0; i_outer < kg_floordiv_i32(n + 7, 8); ++i_outer) {
                 float T_local[8] __attribute__((aligned(64)));
@@ -67,6 +70,7 @@ class CCodegenTest {
                   }
                 }
               }
+              return kg_status_;
             }
             """);
   }
@@ -169,7 +173,7 @@ class CCodegenTest {
         new PrimFunc(
             "heap_math", List.of(a, out), List.of(n), new Allocate(tmp, n, Seq.of(fill, drain)));
     String src = CCodegen.generate(List.of(f), "m");
-    assertThat(src).contains("kg_alloc((size_t)n * 4)").contains("free(tmp);");
+    assertThat(src).contains("kg_alloc((size_t)n * 4, &kg_status_)").contains("free(tmp);");
     int len = 777;
     CKernels k = CKernels.load(src, List.of(f));
     try (Arena arena = Arena.ofConfined()) {

@@ -43,7 +43,7 @@ class NamesTest {
     String src =
         CCodegen.generate(List.of(new PrimFunc("f", List.of(a, b), List.of(n), body)), "m");
     assertThat(src)
-        .contains("void f(int32_t* restrict A_x, const int32_t* restrict A_x_1, int32_t float_)")
+        .contains("int64_t f(int32_t* restrict A_x, const int32_t* restrict A_x_1, int32_t float_)")
         .contains("for (int32_t i = 0; i < float_; ++i) {")
         .contains("const int32_t i_1 = i + 1;")
         .contains("const int32_t i_1_1 = i_1 + 1;")

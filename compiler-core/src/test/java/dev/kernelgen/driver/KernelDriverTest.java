@@ -68,7 +68,7 @@ class KernelDriverTest {
         .contains("c[i] = (a[i] + b[i])");
     Path so = dir.resolve(m.modules().get(Target.C).sharedLibrary());
     assertThat(Files.readAllBytes(so)).startsWith(0x7f, 'E', 'L', 'F');
-    assertThat(Files.readString(dir.resolve("c/SmallKernels.c"))).contains("void add_n1024(");
+    assertThat(Files.readString(dir.resolve("c/SmallKernels.c"))).contains("int64_t add_n1024(");
     assertThat(tmp.resolve("resources.tmp")).doesNotExist();
 
     // The Java kernels compile and compute the row sum of 2x.

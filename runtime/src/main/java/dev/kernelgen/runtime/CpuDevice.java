@@ -22,6 +22,18 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class CpuDevice implements Device {
   private final NativeLibraryCache cache;
   private final Linker linker = Linker.nativeLinker();
+  private final Lifecycle lifecycle = new Lifecycle(this);
+
+  /**
+   * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
+   * process, and closing it does nothing, since other users hold it too.
+   */
+  private volatile boolean shared;
+
+  /** Makes this the process-wide device of its target (see {@link #close}). */
+  void markShared() {
+    shared = true;
+  }
 
   CpuDevice(NativeLibraryCache cache) {
     this.cache = cache;
@@ -53,7 +65,8 @@ public final class CpuDevice implements Device {
 
   @Override
   public DeviceBuffer allocate(DataType dtype, long count) {
-    return new HostBuffer(this, dtype, count);
+    lifecycle.checkOpen();
+    return new HostBuffer(this, lifecycle, dtype, count);
   }
 
   @Override
@@ -61,6 +74,7 @@ public final class CpuDevice implements Device {
     if (!(binary instanceof KernelBinary.C c)) {
       throw new DeviceException(name() + " runs C kernels, not " + describe(binary));
     }
+    lifecycle.checkOpen();
     byte[] lib = c.sharedLibrary();
     if (isLinux()
         && !(lib.length > 4 && lib[0] == 0x7f && lib[1] == 'E' && lib[2] == 'L' && lib[3] == 'F')) {
@@ -91,15 +105,25 @@ public final class CpuDevice implements Device {
   @Override
   public void synchronize() {
     // C kernels return when they are done.
+    lifecycle.checkOpen();
   }
 
   @Override
   public DeviceTimer timer() {
+    lifecycle.checkOpen();
     return new WallClockTimer();
   }
 
+  /**
+   * Waits for the launches in flight; later uses of the device, its modules and its buffers throw
+   * {@link IllegalStateException}. The device of {@link Devices} stays open.
+   */
   @Override
-  public void close() {}
+  public void close() {
+    if (!shared) {
+      lifecycle.close();
+    }
+  }
 
   @Override
   public String toString() {
@@ -113,6 +137,12 @@ public final class CpuDevice implements Device {
   static String describe(KernelBinary b) {
     return b.getClass().getSimpleName() + " module " + b.name();
   }
+
+  /**
+   * Exported by a C module whose kernels return a status: 0, or the bytes of a temporary they could
+   * not allocate (kernelgen's generated C).
+   */
+  static final String STATUS_ABI_SYMBOL = "kernelgen_status_abi";
 
   /** Host pointers for C and Java kernels: a tensor's or host buffer's memory, or a segment. */
   static MemorySegment hostPointer(Device device, String where, int index, Object arg) {
@@ -138,8 +168,10 @@ public final class CpuDevice implements Device {
     private final Arena arena;
     private final SymbolLookup lookup;
     private final ConcurrentHashMap<String, CFunction> functions = new ConcurrentHashMap<>();
+    private final Lifecycle lifecycle;
 
     CModule(String name, Path file, Arena arena, SymbolLookup lookup) {
+      this.lifecycle = new Lifecycle(this, CpuDevice.this.lifecycle);
       this.name = name;
       this.file = file;
       this.arena = arena;
@@ -153,6 +185,7 @@ public final class CpuDevice implements Device {
 
     @Override
     public KernelFunction function(String kernel, KernelSignature signature) {
+      lifecycle.checkOpen();
       CFunction f = functions.computeIfAbsent(kernel, k -> bind(k, signature));
       if (!f.signature().equals(signature)) {
         throw new IllegalArgumentException(
@@ -186,13 +219,30 @@ public final class CpuDevice implements Device {
               case FLOAT64 -> ValueLayout.JAVA_DOUBLE;
             };
       }
-      MethodHandle handle = linker.downcallHandle(symbol, FunctionDescriptor.ofVoid(layouts));
-      return new CFunction(kernel, signature, handle);
+      // Generated kernels return an allocation status (see CCodegen); hand-written ones nothing.
+      boolean status = lookup.find(STATUS_ABI_SYMBOL).isPresent();
+      MethodHandle handle =
+          linker.downcallHandle(
+              symbol,
+              status
+                  ? FunctionDescriptor.of(ValueLayout.JAVA_LONG, layouts)
+                  : FunctionDescriptor.ofVoid(layouts));
+      return new CFunction(kernel, signature, handle, lifecycle);
     }
 
-    /** The library stays loaded (see {@link CpuDevice#loadModule}); the module is released. */
+    /**
+     * The library stays loaded (see {@link CpuDevice#loadModule}); the module is released after the
+     * launches in flight, and its functions no longer launch.
+     */
     @Override
-    public void close() {}
+    public void close() {
+      lifecycle.close();
+    }
+
+    @Override
+    public String toString() {
+      return "C module " + name + " on " + CpuDevice.this.name();
+    }
   }
 
   /** A C kernel: one downcall handle, built once from the signature. */
@@ -201,15 +251,22 @@ public final class CpuDevice implements Device {
     private final KernelSignature signature;
     private final MethodHandle handle;
     private final MethodHandle spread;
+    private final Lifecycle module;
 
-    CFunction(String name, KernelSignature signature, MethodHandle handle) {
+    CFunction(String name, KernelSignature signature, MethodHandle handle, Lifecycle module) {
+      this.module = module;
       this.name = name;
       this.signature = signature;
       this.handle = handle;
+      // A kernel without a status returns 0 here.
+      MethodHandle h =
+          handle.type().returnType() == long.class
+              ? handle
+              : java.lang.invoke.MethodHandles.filterReturnValue(
+                  handle, java.lang.invoke.MethodHandles.constant(long.class, 0L));
       this.spread =
-          handle
-              .asSpreader(Object[].class, signature.size())
-              .asType(MethodType.methodType(void.class, Object[].class));
+          h.asSpreader(Object[].class, signature.size())
+              .asType(MethodType.methodType(long.class, Object[].class));
     }
 
     @Override
@@ -223,10 +280,13 @@ public final class CpuDevice implements Device {
     }
 
     /**
-     * The downcall handle itself ({@code void(MemorySegment..., int, long, ...)}), for launchers
-     * that keep it in a static final and call it without boxing.
+     * The downcall handle itself ({@code long(MemorySegment..., int, long, ...)} for generated
+     * kernels, which return 0 or the bytes of a temporary they could not allocate; {@code void} for
+     * hand-written ones), for launchers that keep it in a static final and call it without boxing.
+     * Such callers check that the module is open themselves: the handle outlives it.
      */
     public MethodHandle methodHandle() {
+      module.checkOpen();
       return handle;
     }
 
@@ -245,12 +305,20 @@ public final class CpuDevice implements Device {
               case FLOAT64 -> ((Number) args[i]).doubleValue();
             };
       }
-      try {
-        spread.invokeExact(values);
+      long status;
+      try (Lifecycle.Use u = module.enter()) {
+        status = (long) spread.invokeExact(values);
       } catch (RuntimeException | Error e) {
         throw e;
       } catch (Throwable t) {
         throw new DeviceException(where + ": " + t, t);
+      }
+      if (status != 0) {
+        throw new DeviceException(
+            where
+                + ": out of memory: could not allocate "
+                + status
+                + " bytes for a temporary (the outputs are incomplete)");
       }
     }
   }

@@ -62,7 +62,7 @@ public final class CudaDevice implements Device {
   private final int multiprocessorCount;
   private final int warpSize;
   private final long totalMemory;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Lifecycle lifecycle = new Lifecycle(this);
 
   /**
    * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
@@ -199,20 +199,48 @@ public final class CudaDevice implements Device {
     return totalMemory;
   }
 
+  /** Device memory free now ({@code cuMemGetInfo}), for leak checks and messages. */
+  public long freeMemoryBytes() {
+    try (Lifecycle.Use u = use()) {
+      long[] free = new long[1];
+      long[] total = new long[1];
+      check(JCudaDriver.cuMemGetInfo(free, total), name(), "cuMemGetInfo");
+      return free[0];
+    }
+  }
+
   /** Makes this device's primary context current on the calling thread. */
   void makeCurrent() {
     check(JCudaDriver.cuCtxSetCurrent(context), name(), "cuCtxSetCurrent");
   }
 
+  /**
+   * Starts a use of the device with its context current: throws once the device is closed, and
+   * waits while another thread captures a graph (see {@link Lifecycle}).
+   */
+  Lifecycle.Use use() {
+    Lifecycle.Use u = lifecycle.enter();
+    try {
+      makeCurrent();
+    } catch (RuntimeException e) {
+      u.close();
+      throw e;
+    }
+    return u;
+  }
+
   @Override
   public DeviceBuffer allocate(DataType dtype, long count) {
     long bytes = Checks.byteSize(dtype, count);
-    makeCurrent();
-    CUdeviceptr ptr = new CUdeviceptr();
-    // cuMemAlloc rejects 0 bytes; a one-byte allocation keeps empty tensors uniform.
-    check(
-        JCudaDriver.cuMemAlloc(ptr, Math.max(bytes, 1)), name(), "cuMemAlloc(" + bytes + " bytes)");
-    return new CudaBuffer(dtype, count, ptr);
+    try (Lifecycle.Use u = use()) {
+      CUdeviceptr ptr = new CUdeviceptr();
+      // cuMemAlloc rejects 0 bytes; a one-byte allocation keeps empty tensors uniform.
+      check(
+          JCudaDriver.cuMemAlloc(ptr, Math.max(bytes, 1)),
+          name(),
+          "cuMemAlloc(" + bytes + " bytes)");
+      return new CudaBuffer(dtype, count, ptr);
+    }
   }
 
   @Override
@@ -220,6 +248,7 @@ public final class CudaDevice implements Device {
     if (!(binary instanceof KernelBinary.Cuda cuda)) {
       throw new DeviceException(name() + " runs CUDA kernels, not " + CpuDevice.describe(binary));
     }
+    lifecycle.checkOpen();
     makeCurrent();
     byte[] cubin = cuda.cubins().get(smVersion());
     String cubinFailure = null;
@@ -296,12 +325,14 @@ public final class CudaDevice implements Device {
 
   @Override
   public void synchronize() {
-    makeCurrent();
-    check(JCudaDriver.cuStreamSynchronize(stream), name(), "cuStreamSynchronize");
+    try (Lifecycle.Use u = use()) {
+      check(JCudaDriver.cuStreamSynchronize(stream), name(), "cuStreamSynchronize");
+    }
   }
 
   @Override
   public DeviceTimer timer() {
+    lifecycle.checkOpen();
     return new EventTimer();
   }
 
@@ -309,10 +340,15 @@ public final class CudaDevice implements Device {
    * Records the launches that {@code launches} issues on this device's stream into a CUDA graph,
    * without running them, and instantiates it. Relaunching the graph replays them with one launch's
    * overhead: how GPU time is measured without the per-kernel launch cost. Only asynchronous work
-   * on this device may happen inside (kernel launches); the capture is local to the calling thread,
-   * and other threads must not use the device meanwhile.
+   * on this device may happen inside (kernel launches). The capture holds the device alone: a
+   * launch, copy or allocation from another thread waits until it ends (at most a minute, then it
+   * fails saying why) instead of joining the graph.
    */
   public CudaGraph captureGraph(Runnable launches) {
+    return lifecycle.exclusive(() -> capture(launches));
+  }
+
+  private CudaGraph capture(Runnable launches) {
     makeCurrent();
     check(
         JCudaDriver.cuStreamBeginCapture(
@@ -344,12 +380,21 @@ public final class CudaDevice implements Device {
     return stream;
   }
 
+  Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  /**
+   * Waits for the uses in flight, then releases the stream and the context; later uses of the
+   * device, its modules and its buffers throw {@link IllegalStateException}. The device of {@link
+   * Devices} stays open.
+   */
   @Override
   public void close() {
     if (shared) {
       return;
     }
-    if (closed.compareAndSet(false, true)) {
+    if (lifecycle.close()) {
       makeCurrent();
       JCudaDriver.cuStreamSynchronize(stream);
       JCudaDriver.cuStreamDestroy(stream);
@@ -396,8 +441,9 @@ public final class CudaDevice implements Device {
 
     CUdeviceptr pointer() {
       if (freed.get()) {
-        throw new IllegalStateException("buffer on " + name() + " was closed");
+        throw new IllegalStateException(this + " was closed");
       }
+      lifecycle.checkOpen();
       return ptr;
     }
 
@@ -419,8 +465,13 @@ public final class CudaDevice implements Device {
     @Override
     public void copyFromHost(HostTensor source) {
       Checks.matches(this, source, "copyFromHost");
-      makeCurrent();
       MemorySegment s = source.segment();
+      try (Lifecycle.Use u = use()) {
+        copyIn(s);
+      }
+    }
+
+    private void copyIn(MemorySegment s) {
       for (long off = 0; off < s.byteSize(); off += CHUNK) {
         long n = Math.min(CHUNK, s.byteSize() - off);
         // Pageable memory: the call returns once the bytes are staged, so the tensor may change.
@@ -438,8 +489,13 @@ public final class CudaDevice implements Device {
     @Override
     public void copyToHost(HostTensor target) {
       Checks.matches(this, target, "copyToHost");
-      makeCurrent();
       MemorySegment s = target.segment();
+      try (Lifecycle.Use u = use()) {
+        copyOut(s);
+      }
+    }
+
+    private void copyOut(MemorySegment s) {
       for (long off = 0; off < s.byteSize(); off += CHUNK) {
         long n = Math.min(CHUNK, s.byteSize() - off);
         check(
@@ -461,8 +517,14 @@ public final class CudaDevice implements Device {
     @Override
     public void close() {
       if (freed.compareAndSet(false, true)) {
-        makeCurrent();
-        check(JCudaDriver.cuMemFree(ptr), name(), "cuMemFree");
+        // After the device's close the memory went with its context.
+        Lifecycle.Use u = lifecycle.tryEnter();
+        if (u != null) {
+          try (u) {
+            makeCurrent();
+            check(JCudaDriver.cuMemFree(ptr), name(), "cuMemFree");
+          }
+        }
       }
     }
 
@@ -479,11 +541,17 @@ public final class CudaDevice implements Device {
     private final String moduleName;
     private final CUmodule module;
     private final Map<String, CudaFunction> functions = new ConcurrentHashMap<>();
-    private final AtomicBoolean unloaded = new AtomicBoolean();
+    private final Lifecycle lifecycle;
 
     CudaModule(String moduleName, CUmodule module) {
       this.moduleName = moduleName;
       this.module = module;
+      this.lifecycle = new Lifecycle(this, CudaDevice.this.lifecycle);
+    }
+
+    @Override
+    public String toString() {
+      return "CUDA module " + moduleName + " on " + name();
     }
 
     @Override
@@ -493,6 +561,7 @@ public final class CudaDevice implements Device {
 
     @Override
     public KernelFunction function(String kernel, KernelSignature signature) {
+      lifecycle.checkOpen();
       CudaFunction f =
           functions.computeIfAbsent(
               kernel,
@@ -511,7 +580,7 @@ public final class CudaDevice implements Device {
                           + CUresult.stringFor(r)
                           + "; kernels are extern \"C\" __global__ functions)");
                 }
-                return new CudaFunction(k, signature, fn);
+                return new CudaFunction(k, signature, fn, lifecycle);
               });
       if (!f.signature().equals(signature)) {
         throw new IllegalArgumentException(
@@ -522,9 +591,17 @@ public final class CudaDevice implements Device {
 
     @Override
     public void close() {
-      if (unloaded.compareAndSet(false, true)) {
-        makeCurrent();
-        check(JCudaDriver.cuModuleUnload(module), name(), "cuModuleUnload");
+      if (lifecycle.close()) {
+        // After the device's close the module went with its context.
+        Lifecycle.Use u = CudaDevice.this.lifecycle.tryEnter();
+        if (u != null) {
+          try (u) {
+            makeCurrent();
+            // Launches return once issued: let them finish before their code goes.
+            JCudaDriver.cuStreamSynchronize(stream);
+            check(JCudaDriver.cuModuleUnload(module), name(), "cuModuleUnload");
+          }
+        }
       }
     }
   }
@@ -534,8 +611,11 @@ public final class CudaDevice implements Device {
     private final KernelSignature signature;
     private final CUfunction function;
     private final AtomicInteger sharedLimit = new AtomicInteger(DEFAULT_SHARED_LIMIT);
+    private final Lifecycle moduleLifecycle;
 
-    CudaFunction(String kernel, KernelSignature signature, CUfunction function) {
+    CudaFunction(
+        String kernel, KernelSignature signature, CUfunction function, Lifecycle moduleLifecycle) {
+      this.moduleLifecycle = moduleLifecycle;
       this.kernel = kernel;
       this.signature = signature;
       this.function = function;
@@ -564,13 +644,15 @@ public final class CudaDevice implements Device {
     }
 
     private int attribute(int attribute, String what) {
-      makeCurrent();
-      int[] v = new int[1];
-      check(
-          JCudaDriver.cuFuncGetAttribute(v, attribute, function),
-          CudaDevice.this.name() + ", kernel " + kernel,
-          "cuFuncGetAttribute(" + what + ")");
-      return v[0];
+      try (Lifecycle.Use u = moduleLifecycle.enter()) {
+        makeCurrent();
+        int[] v = new int[1];
+        check(
+            JCudaDriver.cuFuncGetAttribute(v, attribute, function),
+            CudaDevice.this.name() + ", kernel " + kernel,
+            "cuFuncGetAttribute(" + what + ")");
+        return v[0];
+      }
     }
 
     @Override
@@ -598,7 +680,13 @@ public final class CudaDevice implements Device {
         throw new DeviceException(
             where + ": " + config + " has more than " + maxThreadsPerBlock + " threads per block");
       }
-      makeCurrent();
+      try (Lifecycle.Use u = moduleLifecycle.enter()) {
+        makeCurrent();
+        launch(where, config, params);
+      }
+    }
+
+    private void launch(String where, LaunchConfig config, Pointer[] params) {
       int shared = config.sharedMemoryBytes();
       if (shared > sharedLimit.get()) {
         // Dynamic shared memory above 48 KiB needs the kernel's explicit opt-in.
@@ -649,31 +737,39 @@ public final class CudaDevice implements Device {
 
     @Override
     public void start() {
-      makeCurrent();
-      check(JCudaDriver.cuEventRecord(start, stream), name(), "cuEventRecord");
+      try (Lifecycle.Use u = use()) {
+        check(JCudaDriver.cuEventRecord(start, stream), name(), "cuEventRecord");
+      }
     }
 
     @Override
     public void stop() {
-      makeCurrent();
-      check(JCudaDriver.cuEventRecord(stop, stream), name(), "cuEventRecord");
+      try (Lifecycle.Use u = use()) {
+        check(JCudaDriver.cuEventRecord(stop, stream), name(), "cuEventRecord");
+      }
     }
 
     @Override
     public double elapsedMillis() {
-      makeCurrent();
-      check(JCudaDriver.cuEventSynchronize(stop), name(), "cuEventSynchronize");
-      float[] ms = new float[1];
-      check(JCudaDriver.cuEventElapsedTime(ms, start, stop), name(), "cuEventElapsedTime");
-      return ms[0];
+      try (Lifecycle.Use u = use()) {
+        check(JCudaDriver.cuEventSynchronize(stop), name(), "cuEventSynchronize");
+        float[] ms = new float[1];
+        check(JCudaDriver.cuEventElapsedTime(ms, start, stop), name(), "cuEventElapsedTime");
+        return ms[0];
+      }
     }
 
     @Override
     public void close() {
       if (destroyed.compareAndSet(false, true)) {
-        makeCurrent();
-        JCudaDriver.cuEventDestroy(start);
-        JCudaDriver.cuEventDestroy(stop);
+        Lifecycle.Use u = lifecycle.tryEnter();
+        if (u != null) {
+          try (u) {
+            makeCurrent();
+            JCudaDriver.cuEventDestroy(start);
+            JCudaDriver.cuEventDestroy(stop);
+          }
+        }
       }
     }
   }

@@ -30,17 +30,23 @@ public final class CudaGraph implements AutoCloseable {
     if (closed.get()) {
       throw new IllegalStateException("CUDA graph on " + device.name() + " was closed");
     }
-    device.makeCurrent();
-    CudaDevice.check(
-        JCudaDriver.cuGraphLaunch(exec, device.stream()), device.name(), "cuGraphLaunch");
+    try (Lifecycle.Use u = device.use()) {
+      CudaDevice.check(
+          JCudaDriver.cuGraphLaunch(exec, device.stream()), device.name(), "cuGraphLaunch");
+    }
   }
 
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      device.makeCurrent();
-      JCudaDriver.cuGraphExecDestroy(exec);
-      JCudaDriver.cuGraphDestroy(graph);
+      Lifecycle.Use u = device.lifecycle().tryEnter();
+      if (u != null) {
+        try (u) {
+          device.makeCurrent();
+          JCudaDriver.cuGraphExecDestroy(exec);
+          JCudaDriver.cuGraphDestroy(graph);
+        }
+      }
     }
   }
 }

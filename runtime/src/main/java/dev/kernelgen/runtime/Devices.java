@@ -9,9 +9,11 @@ import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Finds the devices of this machine. Each backend is probed once, lazily, and a failed probe keeps
- * its reason (no {@code libcuda}, no OpenCL ICD, no devices) for {@link #describe()} and for test
- * skip messages. The devices handed out live as long as the JVM.
+ * Finds the devices of this machine. Each backend is probed once, lazily and on its own (a holder
+ * class per backend): asking for C or Java never loads JCuda or JOCL, so an application that runs C
+ * kernels never loads the GPU driver and its signal handlers. A failed probe keeps its reason (no
+ * {@code libcuda}, no OpenCL ICD, no devices) for {@link #describe()} and for test skip messages.
+ * The devices handed out live as long as the JVM.
  *
  * <p>{@code KERNELGEN_CUDA_DEVICE} picks the CUDA GPU by ordinal; {@code KERNELGEN_OPENCL_DEVICE}
  * the OpenCL device by a substring of its name.
@@ -36,11 +38,20 @@ public final class Devices {
     }
   }
 
-  private static final class Probes {
-    static final Probe CUDA = probeCuda();
-    static final Probe OPENCL = probeOpenCl();
-    static final Probe C = probeC();
-    static final Probe JAVA = new Probe(Target.JAVA, Optional.of(JavaDevice.instance()), "");
+  private static final class CudaProbe {
+    static final Probe PROBE = probeCuda();
+  }
+
+  private static final class OpenClProbe {
+    static final Probe PROBE = probeOpenCl();
+  }
+
+  private static final class CProbe {
+    static final Probe PROBE = probeC();
+  }
+
+  private static final class JavaProbe {
+    static final Probe PROBE = new Probe(Target.JAVA, Optional.of(JavaDevice.instance()), "");
   }
 
   /**
@@ -54,29 +65,43 @@ public final class Devices {
 
   /** The devices available, fastest first (see {@link #best}); Java is always there. */
   public static List<Device> ranked() {
+    return ranked(List.of(Target.values()));
+  }
+
+  /**
+   * The devices of {@code targets} that are available, fastest first (see {@link #best}); probes
+   * only these targets.
+   */
+  public static List<Device> ranked(java.util.Collection<Target> targets) {
     List<Device> first = new java.util.ArrayList<>();
     List<Device> last = new java.util.ArrayList<>();
-    for (Probe p : probes()) {
-      p.device()
-          .ifPresent(d -> (d instanceof OpenClDevice cl && !cl.isGpu() ? last : first).add(d));
+    for (Target t : List.of(Target.CUDA, Target.OPENCL, Target.C, Target.JAVA)) {
+      if (targets.contains(t)) {
+        // The cast only where the target is OpenCL: C and Java never load JOCL's classes.
+        probe(t)
+            .device()
+            .ifPresent(
+                d -> (t == Target.OPENCL && !((OpenClDevice) d).isGpu() ? last : first).add(d));
+      }
     }
-    // The CPU's OpenCL device goes just before Java.
-    first.addAll(first.size() - 1, last);
+    // The CPU's OpenCL device goes just before Java (after C).
+    boolean java = !first.isEmpty() && first.getLast().target() == Target.JAVA;
+    first.addAll(java ? first.size() - 1 : first.size(), last);
     return first;
   }
 
   /** All probes in order of preference. */
   public static List<Probe> probes() {
-    return List.of(Probes.CUDA, Probes.OPENCL, Probes.C, Probes.JAVA);
+    return List.of(CudaProbe.PROBE, OpenClProbe.PROBE, CProbe.PROBE, JavaProbe.PROBE);
   }
 
   /** The probe of one target. */
   public static Probe probe(Target target) {
     return switch (target) {
-      case CUDA -> Probes.CUDA;
-      case OPENCL -> Probes.OPENCL;
-      case C -> Probes.C;
-      case JAVA -> Probes.JAVA;
+      case CUDA -> CudaProbe.PROBE;
+      case OPENCL -> OpenClProbe.PROBE;
+      case C -> CProbe.PROBE;
+      case JAVA -> JavaProbe.PROBE;
     };
   }
 
@@ -86,15 +111,15 @@ public final class Devices {
   }
 
   public static Optional<CudaDevice> cuda() {
-    return Probes.CUDA.device().map(CudaDevice.class::cast);
+    return CudaProbe.PROBE.device().map(CudaDevice.class::cast);
   }
 
   public static Optional<OpenClDevice> openCl() {
-    return Probes.OPENCL.device().map(OpenClDevice.class::cast);
+    return OpenClProbe.PROBE.device().map(OpenClDevice.class::cast);
   }
 
   public static Optional<CpuDevice> cpu() {
-    return Probes.C.device().map(CpuDevice.class::cast);
+    return CProbe.PROBE.device().map(CpuDevice.class::cast);
   }
 
   public static JavaDevice java() {
@@ -185,6 +210,7 @@ public final class Devices {
       CpuDevice cpu = CpuDevice.create();
       // Native access must be allowed; a call into libc tells.
       java.lang.foreign.Linker.nativeLinker().defaultLookup().find("strlen").orElseThrow();
+      cpu.markShared();
       return new Probe(Target.C, Optional.of(cpu), "");
     } catch (Throwable t) {
       return unavailable(

@@ -7,14 +7,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** Device memory of the CPU and Java devices: plain host memory that kernels read directly. */
 final class HostBuffer implements DeviceBuffer {
   private final Device device;
+  private final Lifecycle deviceLifecycle;
   private final DataType dtype;
   private final long count;
   private final Arena arena = Arena.ofShared();
   private final MemorySegment segment;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  HostBuffer(Device device, DataType dtype, long count) {
+  HostBuffer(Device device, Lifecycle deviceLifecycle, DataType dtype, long count) {
     this.device = device;
+    this.deviceLifecycle = deviceLifecycle;
     this.dtype = dtype;
     this.count = count;
     long bytes = Checks.byteSize(dtype, count);
@@ -23,8 +25,9 @@ final class HostBuffer implements DeviceBuffer {
 
   MemorySegment segment() {
     if (closed.get()) {
-      throw new IllegalStateException("buffer on " + device.name() + " was closed");
+      throw new IllegalStateException(this + " was closed");
     }
+    deviceLifecycle.checkOpen();
     return segment;
   }
 

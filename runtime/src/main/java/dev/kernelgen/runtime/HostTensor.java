@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A tensor in host memory: a dtype, a shape and the elements in row-major order in a native {@link
@@ -21,6 +22,9 @@ public final class HostTensor implements AutoCloseable {
   private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
   private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
   private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+
+  /** Owned tensors made and not yet closed, in this process. */
+  private static final AtomicLong OPEN = new AtomicLong();
 
   private final DataType dtype;
   private final long[] shape;
@@ -44,6 +48,7 @@ public final class HostTensor implements AutoCloseable {
     Arena arena = Arena.ofShared();
     // Arena.allocate zero-fills.
     MemorySegment segment = arena.allocate(Math.max(bytes, 1), ALIGNMENT).asSlice(0, bytes);
+    OPEN.incrementAndGet();
     return new HostTensor(dtype, s, segment, arena);
   }
 
@@ -125,9 +130,21 @@ public final class HostTensor implements AutoCloseable {
     return segment.byteSize();
   }
 
-  /** The elements, row-major; what a C kernel receives as its pointer. */
+  /**
+   * The elements, row-major; what a C kernel receives as its pointer.
+   *
+   * @throws IllegalStateException when the tensor was closed
+   */
   public MemorySegment segment() {
+    if (closed.get()) {
+      throw new IllegalStateException(this + " was closed");
+    }
     return segment;
+  }
+
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return closed.get();
   }
 
   /** Row-major flat index of a multi-dimensional index, checked against the shape. */
@@ -148,43 +165,43 @@ public final class HostTensor implements AutoCloseable {
   }
 
   public float getFloat(long flat) {
-    return segment.getAtIndex(F32, check(DataType.FLOAT32, flat));
+    return segment().getAtIndex(F32, check(DataType.FLOAT32, flat));
   }
 
   public void setFloat(long flat, float value) {
-    segment.setAtIndex(F32, check(DataType.FLOAT32, flat), value);
+    segment().setAtIndex(F32, check(DataType.FLOAT32, flat), value);
   }
 
   public double getDouble(long flat) {
-    return segment.getAtIndex(F64, check(DataType.FLOAT64, flat));
+    return segment().getAtIndex(F64, check(DataType.FLOAT64, flat));
   }
 
   public void setDouble(long flat, double value) {
-    segment.setAtIndex(F64, check(DataType.FLOAT64, flat), value);
+    segment().setAtIndex(F64, check(DataType.FLOAT64, flat), value);
   }
 
   public int getInt(long flat) {
-    return segment.getAtIndex(I32, check(DataType.INT32, flat));
+    return segment().getAtIndex(I32, check(DataType.INT32, flat));
   }
 
   public void setInt(long flat, int value) {
-    segment.setAtIndex(I32, check(DataType.INT32, flat), value);
+    segment().setAtIndex(I32, check(DataType.INT32, flat), value);
   }
 
   public long getLong(long flat) {
-    return segment.getAtIndex(I64, check(DataType.INT64, flat));
+    return segment().getAtIndex(I64, check(DataType.INT64, flat));
   }
 
   public void setLong(long flat, long value) {
-    segment.setAtIndex(I64, check(DataType.INT64, flat), value);
+    segment().setAtIndex(I64, check(DataType.INT64, flat), value);
   }
 
   public boolean getBoolean(long flat) {
-    return segment.get(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat)) != 0;
+    return segment().get(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat)) != 0;
   }
 
   public void setBoolean(long flat, boolean value) {
-    segment.set(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat), (byte) (value ? 1 : 0));
+    segment().set(ValueLayout.JAVA_BYTE, check(DataType.BOOL, flat), (byte) (value ? 1 : 0));
   }
 
   /** Element {@code flat} converted to double, whatever the dtype; for comparisons in tests. */
@@ -212,25 +229,25 @@ public final class HostTensor implements AutoCloseable {
   /** A copy of the elements of a FLOAT32 tensor. */
   public float[] toFloatArray() {
     requireDtype(DataType.FLOAT32);
-    return segment.toArray(F32);
+    return segment().toArray(F32);
   }
 
   /** A copy of the elements of a FLOAT64 tensor. */
   public double[] toDoubleArray() {
     requireDtype(DataType.FLOAT64);
-    return segment.toArray(F64);
+    return segment().toArray(F64);
   }
 
   /** A copy of the elements of an INT32 tensor. */
   public int[] toIntArray() {
     requireDtype(DataType.INT32);
-    return segment.toArray(I32);
+    return segment().toArray(I32);
   }
 
   /** A copy of the elements of an INT64 tensor. */
   public long[] toLongArray() {
     requireDtype(DataType.INT64);
-    return segment.toArray(I64);
+    return segment().toArray(I64);
   }
 
   /** Frees owned memory (once; later calls do nothing). Wrapped memory is left to its owner. */
@@ -238,7 +255,16 @@ public final class HostTensor implements AutoCloseable {
   public void close() {
     if (closed.compareAndSet(false, true) && arena != null) {
       arena.close();
+      OPEN.decrementAndGet();
     }
+  }
+
+  /**
+   * How many tensors that own their memory were made and not closed in this process: their memory
+   * is native and is not freed by the garbage collector. A hook for leak tests.
+   */
+  public static long openOwnedTensors() {
+    return OPEN.get();
   }
 
   @Override

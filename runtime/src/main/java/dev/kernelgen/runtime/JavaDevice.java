@@ -18,12 +18,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * memory), {@link HostTensor} or {@link DeviceBuffer}; scalars as int, long, float or double.
  */
 public final class JavaDevice implements Device {
-  private static final JavaDevice INSTANCE = new JavaDevice();
+  private static final JavaDevice INSTANCE = new JavaDevice(true);
 
-  private JavaDevice() {}
+  private final Lifecycle lifecycle = new Lifecycle(this);
 
+  /** Whether this is the process-wide device, which closing leaves open. */
+  private final boolean shared;
+
+  private JavaDevice(boolean shared) {
+    this.shared = shared;
+  }
+
+  /** The process-wide Java device; {@link #close()} leaves it open. */
   public static JavaDevice instance() {
     return INSTANCE;
+  }
+
+  /** A Java device of the caller's own, which {@link #close()} closes. */
+  public static JavaDevice create() {
+    return new JavaDevice(false);
   }
 
   @Override
@@ -42,7 +55,8 @@ public final class JavaDevice implements Device {
 
   @Override
   public DeviceBuffer allocate(DataType dtype, long count) {
-    return new HostBuffer(this, dtype, count);
+    lifecycle.checkOpen();
+    return new HostBuffer(this, lifecycle, dtype, count);
   }
 
   @Override
@@ -50,19 +64,31 @@ public final class JavaDevice implements Device {
     if (!(binary instanceof KernelBinary.Java j)) {
       throw new DeviceException(name() + " runs Java kernels, not " + CpuDevice.describe(binary));
     }
+    lifecycle.checkOpen();
     return new JavaModule(j);
   }
 
   @Override
-  public void synchronize() {}
-
-  @Override
-  public DeviceTimer timer() {
-    return new WallClockTimer();
+  public void synchronize() {
+    lifecycle.checkOpen();
   }
 
   @Override
-  public void close() {}
+  public DeviceTimer timer() {
+    lifecycle.checkOpen();
+    return new WallClockTimer();
+  }
+
+  /**
+   * Waits for the launches in flight; later uses of the device, its modules and its buffers throw
+   * {@link IllegalStateException}. The process-wide {@link #instance()} stays open.
+   */
+  @Override
+  public void close() {
+    if (!shared) {
+      lifecycle.close();
+    }
+  }
 
   @Override
   public String toString() {
@@ -72,9 +98,11 @@ public final class JavaDevice implements Device {
   private final class JavaModule implements KernelModule {
     private final KernelBinary.Java binary;
     private final ConcurrentHashMap<String, JavaFunction> functions = new ConcurrentHashMap<>();
+    private final Lifecycle lifecycle;
 
     JavaModule(KernelBinary.Java binary) {
       this.binary = binary;
+      this.lifecycle = new Lifecycle(this, JavaDevice.this.lifecycle);
     }
 
     @Override
@@ -84,6 +112,7 @@ public final class JavaDevice implements Device {
 
     @Override
     public KernelFunction function(String name, KernelSignature signature) {
+      lifecycle.checkOpen();
       return functions.computeIfAbsent(name, n -> bind(n, signature));
     }
 
@@ -112,14 +141,23 @@ public final class JavaDevice implements Device {
             name,
             signature,
             found.getParameterTypes(),
-            MethodHandles.publicLookup().unreflect(found));
+            MethodHandles.publicLookup().unreflect(found),
+            lifecycle);
       } catch (IllegalAccessException e) {
         throw new DeviceException(name() + ": cannot access Java kernel " + found, e);
       }
     }
 
+    /** Released after the launches in flight; its functions no longer launch. */
     @Override
-    public void close() {}
+    public void close() {
+      lifecycle.close();
+    }
+
+    @Override
+    public String toString() {
+      return "Java module " + binary.name() + " on " + JavaDevice.this.name();
+    }
   }
 
   private final class JavaFunction implements KernelFunction {
@@ -127,8 +165,15 @@ public final class JavaDevice implements Device {
     private final KernelSignature signature;
     private final Class<?>[] types;
     private final MethodHandle handle;
+    private final Lifecycle module;
 
-    JavaFunction(String name, KernelSignature signature, Class<?>[] types, MethodHandle handle) {
+    JavaFunction(
+        String name,
+        KernelSignature signature,
+        Class<?>[] types,
+        MethodHandle handle,
+        Lifecycle module) {
+      this.module = module;
       this.name = name;
       this.signature = signature;
       this.types = types;
@@ -153,7 +198,7 @@ public final class JavaDevice implements Device {
       for (int i = 0; i < args.length; i++) {
         values[i] = convert(where, i, args[i], types[i]);
       }
-      try {
+      try (Lifecycle.Use u = module.enter()) {
         handle.invokeWithArguments(values);
       } catch (RuntimeException | Error e) {
         throw e;

@@ -65,7 +65,7 @@ public final class OpenClDevice implements Device {
   private final int computeUnits;
   private final Map<String, cl_program> programs = new ConcurrentHashMap<>();
   private final List<EventTimer> recording = new CopyOnWriteArrayList<>();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Lifecycle lifecycle = new Lifecycle(this);
 
   /**
    * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
@@ -221,10 +221,12 @@ public final class OpenClDevice implements Device {
   @Override
   public DeviceBuffer allocate(DataType dtype, long count) {
     long bytes = Checks.byteSize(dtype, count);
-    int[] err = new int[1];
-    cl_mem mem = CL.clCreateBuffer(context, CL_MEM_READ_WRITE, Math.max(bytes, 1), null, err);
-    check(err[0], "clCreateBuffer(" + bytes + " bytes)");
-    return new OpenClBuffer(dtype, count, mem);
+    try (Lifecycle.Use u = lifecycle.enter()) {
+      int[] err = new int[1];
+      cl_mem mem = CL.clCreateBuffer(context, CL_MEM_READ_WRITE, Math.max(bytes, 1), null, err);
+      check(err[0], "clCreateBuffer(" + bytes + " bytes)");
+      return new OpenClBuffer(dtype, count, mem);
+    }
   }
 
   @Override
@@ -232,6 +234,7 @@ public final class OpenClDevice implements Device {
     if (!(binary instanceof KernelBinary.OpenCl cl)) {
       throw new DeviceException(name() + " runs OpenCL kernels, not " + CpuDevice.describe(binary));
     }
+    lifecycle.checkOpen();
     String key =
         NativeLibraryCache.sha256(
             (cl.buildOptions() + "\0" + cl.source()).getBytes(StandardCharsets.UTF_8));
@@ -280,20 +283,28 @@ public final class OpenClDevice implements Device {
 
   @Override
   public void synchronize() {
-    check(CL.clFinish(queue), "clFinish");
+    try (Lifecycle.Use u = lifecycle.enter()) {
+      check(CL.clFinish(queue), "clFinish");
+    }
   }
 
   @Override
   public DeviceTimer timer() {
+    lifecycle.checkOpen();
     return new EventTimer();
   }
 
+  /**
+   * Waits for the launches in flight, then releases the programs, the queue and the context; later
+   * uses of the device, its modules and its buffers throw {@link IllegalStateException}. The device
+   * of {@link Devices} stays open.
+   */
   @Override
   public void close() {
     if (shared) {
       return;
     }
-    if (closed.compareAndSet(false, true)) {
+    if (lifecycle.close()) {
       CL.clFinish(queue);
       programs.values().forEach(CL::clReleaseProgram);
       programs.clear();
@@ -380,8 +391,9 @@ public final class OpenClDevice implements Device {
 
     cl_mem mem() {
       if (released.get()) {
-        throw new IllegalStateException("buffer on " + name() + " was closed");
+        throw new IllegalStateException(this + " was closed");
       }
+      lifecycle.checkOpen();
       return mem;
     }
 
@@ -404,6 +416,12 @@ public final class OpenClDevice implements Device {
     public void copyFromHost(HostTensor source) {
       Checks.matches(this, source, "copyFromHost");
       MemorySegment s = source.segment();
+      try (Lifecycle.Use u = lifecycle.enter()) {
+        copyIn(s);
+      }
+    }
+
+    private void copyIn(MemorySegment s) {
       for (long off = 0; off < s.byteSize(); off += CHUNK) {
         long n = Math.min(CHUNK, s.byteSize() - off);
         // Blocking: the tensor may be reused or freed as soon as this returns.
@@ -426,6 +444,12 @@ public final class OpenClDevice implements Device {
     public void copyToHost(HostTensor target) {
       Checks.matches(this, target, "copyToHost");
       MemorySegment s = target.segment();
+      try (Lifecycle.Use u = lifecycle.enter()) {
+        copyOut(s);
+      }
+    }
+
+    private void copyOut(MemorySegment s) {
       for (long off = 0; off < s.byteSize(); off += CHUNK) {
         long n = Math.min(CHUNK, s.byteSize() - off);
         check(
@@ -446,7 +470,13 @@ public final class OpenClDevice implements Device {
     @Override
     public void close() {
       if (released.compareAndSet(false, true)) {
-        CL.clReleaseMemObject(mem);
+        // After the device's close the memory went with its context.
+        Lifecycle.Use u = lifecycle.tryEnter();
+        if (u != null) {
+          try (u) {
+            CL.clReleaseMemObject(mem);
+          }
+        }
       }
     }
 
@@ -462,10 +492,17 @@ public final class OpenClDevice implements Device {
     private final String moduleName;
     private final cl_program program;
     private final Map<String, OpenClFunction> functions = new ConcurrentHashMap<>();
+    private final Lifecycle lifecycle;
 
     OpenClModule(String moduleName, cl_program program) {
       this.moduleName = moduleName;
       this.program = program;
+      this.lifecycle = new Lifecycle(this, OpenClDevice.this.lifecycle);
+    }
+
+    @Override
+    public String toString() {
+      return "OpenCL module " + moduleName + " on " + name();
     }
 
     @Override
@@ -475,6 +512,7 @@ public final class OpenClDevice implements Device {
 
     @Override
     public KernelFunction function(String kernel, KernelSignature signature) {
+      lifecycle.checkOpen();
       OpenClFunction f =
           functions.computeIfAbsent(
               kernel,
@@ -492,7 +530,7 @@ public final class OpenClDevice implements Device {
                           + CL.stringFor_errorCode(err[0])
                           + ")");
                 }
-                return new OpenClFunction(k, signature, ck);
+                return new OpenClFunction(k, signature, ck, lifecycle);
               });
       if (!f.signature().equals(signature)) {
         throw new IllegalArgumentException(
@@ -501,11 +539,22 @@ public final class OpenClDevice implements Device {
       return f;
     }
 
-    /** Releases the kernels; the program stays in the device's cache. */
+    /**
+     * Releases the kernels after the launches in flight; the program stays in the device's cache.
+     */
     @Override
     public void close() {
-      functions.values().forEach(f -> CL.clReleaseKernel(f.kernel));
-      functions.clear();
+      if (lifecycle.close()) {
+        Lifecycle.Use u = OpenClDevice.this.lifecycle.tryEnter();
+        if (u != null) {
+          try (u) {
+            // Launches return once enqueued: let them finish before their kernels go.
+            CL.clFinish(queue);
+            functions.values().forEach(f -> CL.clReleaseKernel(f.kernel));
+          }
+        }
+        functions.clear();
+      }
     }
   }
 
@@ -513,8 +562,10 @@ public final class OpenClDevice implements Device {
     private final String name;
     private final KernelSignature signature;
     private final cl_kernel kernel;
+    private final Lifecycle module;
 
-    OpenClFunction(String name, KernelSignature signature, cl_kernel kernel) {
+    OpenClFunction(String name, KernelSignature signature, cl_kernel kernel, Lifecycle module) {
+      this.module = module;
       this.name = name;
       this.signature = signature;
       this.kernel = kernel;
@@ -533,9 +584,17 @@ public final class OpenClDevice implements Device {
     @Override
     public java.util.OptionalInt maxThreadsPerBlock() {
       long[] size = new long[1];
-      int r =
-          CL.clGetKernelWorkGroupInfo(
-              kernel, device, CL.CL_KERNEL_WORK_GROUP_SIZE, Sizeof.size_t, Pointer.to(size), null);
+      int r;
+      try (Lifecycle.Use u = module.enter()) {
+        r =
+            CL.clGetKernelWorkGroupInfo(
+                kernel,
+                device,
+                CL.CL_KERNEL_WORK_GROUP_SIZE,
+                Sizeof.size_t,
+                Pointer.to(size),
+                null);
+      }
       if (r != CL_SUCCESS) {
         throw new DeviceException(
             OpenClDevice.this.name()
@@ -557,6 +616,13 @@ public final class OpenClDevice implements Device {
         local[d] = config.blockDim(d);
         global[d] = (long) config.gridDim(d) * config.blockDim(d);
       }
+      try (Lifecycle.Use u = module.enter()) {
+        launch(where, config, args, global, local);
+      }
+    }
+
+    private void launch(
+        String where, LaunchConfig config, Object[] args, long[] global, long[] local) {
       cl_event event = new cl_event();
       int r;
       // Arguments are state of the cl_kernel: set and enqueue as one step per kernel.

@@ -16,5 +16,12 @@
  * <p>Threads: every device may be used from several threads. The CUDA device makes its context
  * current on the calling thread before each driver call; the OpenCL device serializes the setting
  * of a kernel's arguments with its enqueue; C and Java kernels are plain calls.
+ *
+ * <p>Lifecycle: a device, module or buffer used after its {@code close()} throws {@link
+ * java.lang.IllegalStateException} naming what was closed, on every backend, before any driver
+ * call; closing waits for the launches in flight ({@link dev.kernelgen.runtime.Lifecycle}, a
+ * read-write lock per device and module). While a CUDA device captures a graph it is held alone:
+ * launches from other threads wait for the capture instead of joining the graph. The devices that
+ * {@link dev.kernelgen.runtime.Devices} hands out are shared by the process and stay open.
  */
 package dev.kernelgen.runtime;

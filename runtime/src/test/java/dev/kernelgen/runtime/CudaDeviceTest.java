@@ -258,4 +258,42 @@ class CudaDeviceTest {
       }
     }
   }
+
+  @Test
+  void aLaunchFromAnotherThreadWaitsForTheCaptureInsteadOfJoiningTheGraph() throws Exception {
+    int n = 256;
+    try (KernelModule m = gpu.loadModule(KernelBinary.Cuda.ptx("test", PTX));
+        DeviceBuffer captured = gpu.allocate(DataType.FLOAT32, n);
+        DeviceBuffer other = gpu.allocate(DataType.FLOAT32, n);
+        HostTensor zeros = HostTensor.zeros(DataType.FLOAT32, n);
+        HostTensor h = HostTensor.zeros(DataType.FLOAT32, n)) {
+      captured.copyFromHost(zeros);
+      other.copyFromHost(zeros);
+      KernelFunction f = m.function("add_one", KernelSignature.of(POINTER, INT32));
+      LaunchConfig cfg = LaunchConfig.of(1, n);
+      java.util.concurrent.CompletableFuture<Void>[] elsewhere =
+          new java.util.concurrent.CompletableFuture[1];
+      try (CudaGraph graph =
+          gpu.captureGraph(
+              () -> {
+                f.launch(cfg, captured, n);
+                elsewhere[0] =
+                    java.util.concurrent.CompletableFuture.runAsync(() -> f.launch(cfg, other, n));
+                try {
+                  Thread.sleep(300);
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+                assertThat(elsewhere[0]).as("the other thread waits for the capture").isNotDone();
+              })) {
+        elsewhere[0].get(30, java.util.concurrent.TimeUnit.SECONDS);
+        graph.launch();
+        graph.launch();
+        other.copyToHost(h);
+        assertThat(h.getFloat(0)).as("the other launch ran once, outside the graph").isEqualTo(1f);
+        captured.copyToHost(h);
+        assertThat(h.getFloat(n - 1)).as("the graph holds one launch").isEqualTo(2f);
+      }
+    }
+  }
 }

@@ -52,6 +52,9 @@ public final class LauncherGenerator {
   private static final ClassName TARGET = ClassName.get("dev.kernelgen.annotations", "Target");
   private static final ClassName DEVICE_TENSOR = ClassName.get(LAUNCH, "DeviceTensor");
   private static final ClassName LAUNCHERS = ClassName.get(LAUNCH, "Launchers");
+  private static final ClassName LIFECYCLE = ClassName.get(RUNTIME, "Lifecycle");
+  private static final ClassName CHECKS = ClassName.get(RUNTIME, "Checks");
+  private static final ClassName WORKSPACE = ClassName.get(LAUNCH, "Workspace");
 
   /** A generated source file: its path under the source root and its text. */
   public record GeneratedSource(String path, String content) {}
@@ -114,14 +117,24 @@ public final class LauncherGenerator {
             .build());
     t.addField(DEVICE, "device", Modifier.PRIVATE, Modifier.FINAL);
     t.addField(KERNEL_MODULE, "module", Modifier.PRIVATE, Modifier.FINAL);
-    t.addMethod(
+    // Open or closed: calls after close() throw IllegalStateException, close() waits for calls.
+    t.addField(LIFECYCLE, "lifecycle", Modifier.PRIVATE, Modifier.FINAL);
+    boolean temps = hasTemporaries();
+    if (temps) {
+      t.addField(WORKSPACE, "workspace", Modifier.PRIVATE, Modifier.FINAL);
+    }
+    MethodSpec.Builder ctor =
         MethodSpec.constructorBuilder()
             .addModifiers(Modifier.PRIVATE)
             .addParameter(DEVICE, "device")
             .addParameter(KERNEL_MODULE, "module")
             .addStatement("this.device = device")
             .addStatement("this.module = module")
-            .build());
+            .addStatement("this.lifecycle = $T.lifecycle(LIBRARY, device)", LAUNCHERS);
+    if (temps) {
+      ctor.addStatement("this.workspace = new $T(device)", WORKSPACE);
+    }
+    t.addMethod(ctor.build());
     t.addMethod(loadDevice());
     t.addMethod(
         MethodSpec.methodBuilder("load")
@@ -144,13 +157,25 @@ public final class LauncherGenerator {
     for (Operator op : lib.operators()) {
       new OperatorGen(op).emit(t, privates);
     }
-    t.addMethod(
+    MethodSpec.Builder close =
         MethodSpec.methodBuilder("close")
             .addAnnotation(Override.class)
             .addModifiers(Modifier.PUBLIC)
-            .addJavadoc("Unloads the kernels; the device stays usable.\n")
-            .addStatement("module.close()")
-            .build());
+            .addJavadoc(
+                "Unloads the kernels once the calls in flight are done; later calls throw\n"
+                    + "{@link IllegalStateException}. The device stays usable.\n")
+            .beginControlFlow("if (this.lifecycle.close())");
+    if (temps) {
+      close
+          .beginControlFlow("try")
+          .addStatement("this.workspace.close()")
+          .nextControlFlow("finally")
+          .addStatement("module.close()")
+          .endControlFlow();
+    } else {
+      close.addStatement("module.close()");
+    }
+    t.addMethod(close.endControlFlow().build());
     t.addMethods(privates);
     for (var e : signatures.entrySet()) {
       t.addField(
@@ -163,6 +188,19 @@ public final class LauncherGenerator {
         .skipJavaLangImports(true)
         .indent("  ")
         .build();
+  }
+
+  private boolean hasTemporaries() {
+    for (Operator op : lib.operators()) {
+      for (Variant v : op.variants()) {
+        for (Build b : v.builds().values()) {
+          if (!b.temporaries().isEmpty()) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   private CodeBlock classDoc() {
@@ -368,8 +406,10 @@ public final class LauncherGenerator {
       MethodSpec.Builder m =
           MethodSpec.methodBuilder(op.name()).addModifiers(Modifier.PUBLIC).addJavadoc(doc(false));
       addParams(m, HOST_TENSOR);
+      m.addStatement("this.lifecycle.checkOpen()");
       m.addStatement("long[] dims_ = $L", dimsCall());
       m.addStatement("$L", checkOutputsCall());
+      m.addStatement("$L", noAliasingCall(""));
       m.addStatement(
           "$T.onDevice(device, new $T[] {$L}, new $T[] {$L}, args_ -> $LLaunch(dims_, args_))",
           LAUNCHERS,
@@ -385,12 +425,14 @@ public final class LauncherGenerator {
       MethodSpec.Builder m =
           MethodSpec.methodBuilder(op.name()).addModifiers(Modifier.PUBLIC).addJavadoc(doc(true));
       addParams(m, DEVICE_TENSOR);
+      m.addStatement("this.lifecycle.checkOpen()");
       List<String> all = allNames();
       for (String n : all) {
         m.addStatement("$T.checkDevice($S, $S, device, $L)", LAUNCHERS, op.name(), n, n);
       }
       m.addStatement("long[] dims_ = $L", dimsCall());
       m.addStatement("$L", checkOutputsCall());
+      m.addStatement("$L", noAliasingCall(".buffer()"));
       m.addStatement(
           "$LLaunch(dims_, new Object[] {$L})",
           op.name(),
@@ -417,6 +459,17 @@ public final class LauncherGenerator {
           inNames.stream()
               .map(n -> n + ".dtype(), " + n + ".shape()")
               .collect(Collectors.joining(", ")));
+    }
+
+    /** Rejects outputs that alias inputs or each other, naming both. */
+    private CodeBlock noAliasingCall(String suffix) {
+      return CodeBlock.of(
+          "$T.noAliasing($S, $S, $L, $L)",
+          CHECKS,
+          op.name(),
+          String.join(", ", allNames()),
+          inNames.size(),
+          allNames().stream().map(n -> n + suffix).collect(Collectors.joining(", ")));
     }
 
     private CodeBlock checkOutputsCall() {
@@ -448,6 +501,7 @@ public final class LauncherGenerator {
       for (String n : inNames) {
         m.addParameter(type, n);
       }
+      m.addStatement("this.lifecycle.checkOpen()");
       m.addStatement("long[] dims_ = $L", dimsCall());
       bindDims(m, out.shape());
       CodeBlock shape =
@@ -624,6 +678,8 @@ public final class LauncherGenerator {
       for (Target target : lib.targets()) {
         cases.computeIfAbsent(targetCode(target), c -> new ArrayList<>()).add(target);
       }
+      // A call in flight: close() waits for it.
+      m.beginControlFlow("try ($T.Use use_ = this.lifecycle.enter())", LIFECYCLE);
       m.beginControlFlow("switch (device.target())");
       for (var e : cases.entrySet()) {
         m.beginControlFlow(
@@ -635,6 +691,7 @@ public final class LauncherGenerator {
       if (lib.targets().size() < Target.values().length) {
         m.addStatement("default -> throw $T.noKernels(LIBRARY, device, TARGETS)", LAUNCHERS);
       }
+      m.endControlFlow();
       m.endControlFlow();
       return m.build();
     }
@@ -671,21 +728,21 @@ public final class LauncherGenerator {
       }
       boolean temps = !b.temporaries().isEmpty();
       if (temps) {
-        List<CodeBlock> res = new ArrayList<>();
+        // Temporaries from the launcher's workspace: no allocation per call (see Workspace).
+        c.beginControlFlow("try ($T.Lease lease_ = this.workspace.acquire())", WORKSPACE);
         for (int k = 0; k < b.temporaries().size(); k++) {
           LibraryModel.Temporary tmp = b.temporaries().get(k);
           String local = "temp" + k + "_";
           buffers.put(tmp.name(), local);
-          res.add(
-              CodeBlock.of(
-                  "$T $L = device.allocate($T.$L, $L)",
-                  DEVICE_BUFFER,
-                  local,
-                  DATA_TYPE,
-                  tmp.dtype().name(),
-                  JavaExpr.print(tmp.size(), dimNames())));
+          c.addStatement(
+              "$T $L = lease_.buffer($L, $T.$L, $L)",
+              DEVICE_BUFFER,
+              local,
+              k,
+              DATA_TYPE,
+              tmp.dtype().name(),
+              JavaExpr.print(tmp.size(), dimNames()));
         }
-        c.beginControlFlow("try ($L)", CodeBlock.join(res, ";\n    "));
       }
       for (Kernel k : b.kernels()) {
         List<String> args = new ArrayList<>();
@@ -725,8 +782,6 @@ public final class LauncherGenerator {
         }
       }
       if (temps) {
-        // Temporaries are freed when the kernels that use them are done.
-        c.addStatement("device.synchronize()");
         c.endControlFlow();
       }
     }

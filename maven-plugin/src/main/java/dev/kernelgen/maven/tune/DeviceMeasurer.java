@@ -23,6 +23,7 @@ import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.KernelSignature;
 import dev.kernelgen.runtime.LaunchConfig;
 import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.runtime.launch.Launchers;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
@@ -217,7 +218,9 @@ public final class DeviceMeasurer implements Measurer {
             b.config(), Measurement.Status.COMPILE_ERROR, b.trace(), e.getMessage());
       }
       for (NDArray a : ref[0]) {
-        buffers.add(device.upload(HostTensor.wrap(dtype(a), a.segment(), a.shape())));
+        try (HostTensor in = HostTensor.wrap(dtype(a), a.segment(), a.shape())) {
+          buffers.add(device.upload(in));
+        }
       }
       for (NDArray a : ref[1]) {
         buffers.add(device.allocate(dtype(a), a.size()));
@@ -266,14 +269,17 @@ public final class DeviceMeasurer implements Measurer {
       int nIn = ref[0].size();
       for (int o = 0; o < ref[1].size(); o++) {
         NDArray expected = ref[1].get(o);
-        HostTensor got = HostTensor.zeros(dtype(expected), expected.shape());
-        buffers.get(nIn + o).copyToHost(got);
-        String diff =
-            NDArray.compare(
-                expected,
-                NDArray.wrap(expected.dtype(), got.segment(), expected.shape()),
-                1e-3,
-                1e-3);
+        String diff;
+        // Native memory, not the garbage collector's: freed here, once compared.
+        try (HostTensor got = HostTensor.zeros(dtype(expected), expected.shape())) {
+          buffers.get(nIn + o).copyToHost(got);
+          diff =
+              NDArray.compare(
+                  expected,
+                  NDArray.wrap(expected.dtype(), got.segment(), expected.shape()),
+                  1e-3,
+                  1e-3);
+        }
         if (diff != null) {
           return Measurement.failed(
               b.config(), Measurement.Status.WRONG, b.trace(), "output " + o + ": " + diff);
@@ -319,11 +325,28 @@ public final class DeviceMeasurer implements Measurer {
       return Measurement.failed(
           b.config(), Measurement.Status.RUNTIME_ERROR, b.trace(), String.valueOf(e.getMessage()));
     } finally {
-      buffers.forEach(DeviceBuffer::close);
-      if (loaded != null) {
-        loaded.close();
+      // Every buffer and the module, even when one close fails (after a sticky CUDA error).
+      List<AutoCloseable> all = new ArrayList<>(buffers);
+      all.add(loaded);
+      try {
+        Launchers.closeAll(all.toArray(AutoCloseable[]::new), null);
+      } catch (RuntimeException e) {
+        // The measurement is already decided; a failing free must not hide it.
+        System.getLogger(DeviceMeasurer.class.getName())
+            .log(System.Logger.Level.WARNING, "freeing a candidate's buffers: " + e);
       }
     }
+  }
+
+  /** Drops the reference inputs and outputs computed per task. */
+  @Override
+  public synchronized void close() {
+    references.clear();
+  }
+
+  /** How many tasks' reference data this measurer holds: a test hook. */
+  synchronized int referenceCount() {
+    return references.size();
   }
 
   private static DataType dtype(NDArray a) {

@@ -68,6 +68,27 @@ public final class TuneRunner {
     Map<Target, Measurer> measurers = new EnumMap<>(Target.class);
     Map<Target, String> missing = new EnumMap<>(Target.class);
     List<Tuned> out = new ArrayList<>();
+    try {
+      tuneAll(tasks, tc, s, previous, measurers, missing, out);
+    } finally {
+      // The C harness's reference data, the device measurer's reference tensors.
+      for (Measurer m : measurers.values()) {
+        m.close();
+      }
+    }
+    missing.forEach(
+        (t, why) -> s.info().accept("not tuned for " + t + ": no device (" + why + ")"));
+    return out;
+  }
+
+  private static void tuneAll(
+      List<TuningTask> tasks,
+      NativeToolchain tc,
+      TuneSettings s,
+      List<TuningRecord> previous,
+      Map<Target, Measurer> measurers,
+      Map<Target, String> missing,
+      List<Tuned> out) {
     for (TuningTask task : tasks) {
       Measurer m = measurer(task.target(), tc, s, measurers, missing);
       if (m == null) {
@@ -122,9 +143,6 @@ public final class TuneRunner {
                   r.elapsed().toMillis() / 1000.0,
                   log));
     }
-    missing.forEach(
-        (t, why) -> s.info().accept("not tuned for " + t + ": no device (" + why + ")"));
-    return out;
   }
 
   private static Measurer measurer(

@@ -10,7 +10,9 @@ import static dev.kernelgen.te.TE.var;
 
 import dev.kernelgen.annotations.KernelLibrary;
 import dev.kernelgen.annotations.Operator;
+import dev.kernelgen.annotations.ScheduleFor;
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
@@ -35,10 +37,10 @@ public final class TestSpecs {
     }
   }
 
-  /** A row sum and a scale, for every host target and OpenCL. */
+  /** A row sum, for every target (the tests ask for the ones this machine has). */
   @KernelLibrary(
       name = "MathKernels",
-      targets = {Target.C, Target.JAVA, Target.OPENCL})
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
   public static final class MathSpec {
     @Operator(specialize = "n=4")
     public static OperatorDef rowSum() {
@@ -91,6 +93,36 @@ public final class TestSpecs {
           List.of(x),
           compute("x_plus", shape(n), i -> x.at(i).add(1f)),
           compute("x_minus", shape(n), i -> x.at(i).sub(1f)));
+    }
+  }
+
+  /**
+   * Two stages bound to GPU threads each: on OpenCL (and CUDA) two kernels with a temporary between
+   * them, taken from the launcher's workspace.
+   */
+  @KernelLibrary(
+      name = "TwoKernels",
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
+  public static final class TwoKernelsSpec {
+    @Operator
+    public static OperatorDef reversePlus() {
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, n);
+      Tensor doubled = compute("doubled", shape(n), i -> x.at(i).mul(2f));
+      Tensor y = compute("y", shape(n), i -> doubled.at(n.sub(1).sub(i)).add(1f));
+      return OperatorDef.of(List.of(x), y);
+    }
+
+    @ScheduleFor(
+        operator = "reversePlus",
+        targets = {Target.OPENCL, Target.CUDA})
+    public static void gpu(dev.kernelgen.schedule.Schedule s, OperatorDef op, Knobs knobs) {
+      for (Tensor t : List.of(op.tensor("doubled"), op.output())) {
+        var st = s.stage(t);
+        var sp = st.split(st.axis(0), 64);
+        st.bind(sp.outer(), "blockIdx.x");
+        st.bind(sp.inner(), "threadIdx.x");
+      }
     }
   }
 }

@@ -8,6 +8,7 @@ import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.KernelBinary;
 import dev.kernelgen.runtime.LaunchConfig;
+import dev.kernelgen.runtime.Lifecycle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -63,10 +64,10 @@ public final class Launchers {
                   new DeviceException(
                       TARGET_PROPERTY + "=" + t + " but there is no such device: " + p.detail()));
     }
-    for (Device d : Devices.ranked()) {
-      if (targets.contains(d.target())) {
-        return d;
-      }
+    // Only the library's targets are probed: a C and Java library never loads a GPU driver.
+    List<Device> ranked = Devices.ranked(targets);
+    if (!ranked.isEmpty()) {
+      return ranked.getFirst();
     }
     throw new DeviceException(
         "library "
@@ -75,7 +76,24 @@ public final class Launchers {
             + targets
             + " but none of these devices is"
             + " available:\n"
-            + Devices.describe());
+            + Devices.probes().stream()
+                .filter(p -> targets.contains(p.target()))
+                .map(p -> p + "\n")
+                .collect(java.util.stream.Collectors.joining()));
+  }
+
+  /**
+   * The lifecycle of a launcher of {@code library} on {@code device}: its operators throw {@link
+   * IllegalStateException} once it is closed, and closing waits for the calls in flight.
+   */
+  public static Lifecycle lifecycle(String library, Device device) {
+    return new Lifecycle(
+        new Object() {
+          @Override
+          public String toString() {
+            return "launcher " + library + " on " + device.name();
+          }
+        });
   }
 
   /** The error for a device whose target the library was not built for. */
@@ -246,6 +264,7 @@ public final class Launchers {
       return;
     }
     DeviceTensor[] copies = new DeviceTensor[args.length];
+    Throwable failure = null;
     try {
       for (int i = 0; i < inputs.length; i++) {
         copies[i] = DeviceTensor.upload(device, inputs[i]);
@@ -261,12 +280,39 @@ public final class Launchers {
       for (int i = 0; i < outputs.length; i++) {
         copies[inputs.length + i].copyTo(outputs[i]);
       }
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      throw e;
     } finally {
-      for (DeviceTensor t : copies) {
-        if (t != null) {
-          t.close();
+      closeAll(copies, failure);
+    }
+  }
+
+  /**
+   * Closes every resource (nulls skipped), even when one fails: after a sticky CUDA error every
+   * close fails too. A failure is added as suppressed to {@code primary} when there is one (the
+   * error that matters is the launch's), else the first is thrown with the later ones suppressed.
+   */
+  public static void closeAll(AutoCloseable[] resources, Throwable primary) {
+    RuntimeException first = null;
+    for (AutoCloseable r : resources) {
+      if (r == null) {
+        continue;
+      }
+      try {
+        r.close();
+      } catch (Exception e) {
+        if (primary != null) {
+          primary.addSuppressed(e);
+        } else if (first == null) {
+          first = e instanceof RuntimeException re ? re : new DeviceException(e.toString(), e);
+        } else {
+          first.addSuppressed(e);
         }
       }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 }

@@ -1,0 +1,279 @@
+package dev.kernelgen.maven.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.launch.DeviceTensor;
+import dev.kernelgen.runtime.launch.Workspace;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Generated launchers under careless use: after close, with outputs aliasing inputs, closed while
+ * other threads call them, and with temporaries that must come from the launcher's workspace.
+ */
+class LauncherSafetyTest {
+  @TempDir static Path tmp;
+  static CompiledLauncher math;
+  static CompiledLauncher two;
+
+  static final Class<?>[] HOST2 = {HostTensor.class, HostTensor.class};
+  static final Class<?>[] DEVICE2 = {DeviceTensor.class, DeviceTensor.class};
+
+  @BeforeAll
+  static void build() throws Exception {
+    math =
+        CompiledLauncher.build(
+            TestSpecs.MathSpec.class,
+            "MathKernels",
+            tmp.resolve("math"),
+            Target.C,
+            Target.JAVA,
+            Target.OPENCL);
+    two =
+        CompiledLauncher.build(
+            TestSpecs.TwoKernelsSpec.class,
+            "TwoKernels",
+            tmp.resolve("two"),
+            Target.C,
+            Target.JAVA,
+            Target.OPENCL);
+  }
+
+  static List<Device> devices() {
+    List<Device> ds = new ArrayList<>(List.of(Devices.java()));
+    Devices.cpu().ifPresent(ds::add);
+    Devices.openCl().ifPresent(ds::add);
+    Devices.cuda().ifPresent(ds::add);
+    return ds;
+  }
+
+  static float[] reversePlus(float[] x) {
+    float[] y = new float[x.length];
+    for (int i = 0; i < x.length; i++) {
+      y[i] = x[x.length - 1 - i] * 2f + 1f;
+    }
+    return y;
+  }
+
+  static float[] ramp(int n, float offset) {
+    float[] x = new float[n];
+    for (int i = 0; i < n; i++) {
+      x[i] = i * 0.25f + offset;
+    }
+    return x;
+  }
+
+  @Test
+  void aClosedLauncherThrowsNamingItOnEveryDevice() throws Throwable {
+    for (Device d : devices()) {
+      AutoCloseable k = math.load(d);
+      try (HostTensor x = HostTensor.of(ramp(6, 0), 2, 3);
+          HostTensor out = HostTensor.zeros(DataType.FLOAT32, 2)) {
+        math.call(k, "rowSum", HOST2, x, out);
+        k.close();
+        k.close(); // twice is fine
+        String closed = "launcher MathKernels on " + d.name() + " was closed";
+        assertThatThrownBy(() -> math.call(k, "rowSum", HOST2, x, out))
+            .as(d.name())
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessage(closed);
+        assertThatThrownBy(
+                () -> math.call(k, "allocateRowSumOutput", new Class<?>[] {HostTensor.class}, x))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessage(closed);
+      }
+    }
+  }
+
+  @Test
+  void outputsAliasingInputsAreRejectedNamingBoth() throws Throwable {
+    for (Device d : devices()) {
+      try (AutoCloseable k = two.load(d);
+          HostTensor x = HostTensor.of(ramp(8, 1), 8);
+          HostTensor first = HostTensor.wrap(DataType.FLOAT32, x.segment().asSlice(0, 16), 4);
+          HostTensor shifted = HostTensor.wrap(DataType.FLOAT32, x.segment().asSlice(8, 16), 4);
+          HostTensor apart = HostTensor.wrap(DataType.FLOAT32, x.segment().asSlice(16, 16), 4)) {
+        assertThatThrownBy(() -> two.call(k, "reversePlus", HOST2, x, x))
+            .as(d.name())
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(
+                "reversePlus: output 'y' aliases input 'x' (the same tensor); pass a separate"
+                    + " tensor for each output");
+        assertThatThrownBy(() -> two.call(k, "reversePlus", HOST2, first, shifted))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith(
+                "reversePlus: output 'y' aliases input 'x' (overlapping memory)");
+        float[] before = x.toFloatArray();
+        assertThat(before).containsExactly(ramp(8, 1)); // nothing ran
+        two.call(k, "reversePlus", HOST2, first, apart); // adjacent, not overlapping
+        assertThat(apart.toFloatArray()).containsExactly(reversePlus(first.toFloatArray()));
+        if (d.target() == Target.OPENCL || d.target() == Target.CUDA) {
+          try (DeviceTensor dx = DeviceTensor.upload(d, x)) {
+            assertThatThrownBy(() -> two.call(k, "reversePlus", DEVICE2, dx, dx))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                    "reversePlus: output 'y' aliases input 'x' (the same buffer); pass a"
+                        + " separate buffer for each output");
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void temporariesComeFromTheWorkspaceWithoutAllocatingPerCall() throws Throwable {
+    assumeTrue(Devices.openCl().isPresent(), "no OpenCL device: " + Devices.describe());
+    Device cl = Devices.openCl().get();
+    try (AutoCloseable k = two.load(cl)) {
+      long start = Workspace.allocations();
+      run(k, 100);
+      assertThat(Workspace.allocations() - start).as("the first call allocates").isEqualTo(1);
+      for (int i = 0; i < 20; i++) {
+        run(k, 100);
+        run(k, 37);
+      }
+      assertThat(Workspace.allocations() - start).as("repeated calls").isEqualTo(1);
+      run(k, 1000);
+      assertThat(Workspace.allocations() - start).as("growth").isEqualTo(2);
+      run(k, 100);
+      run(k, 1000);
+      assertThat(Workspace.allocations() - start).as("after growth").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void threadsSharingALauncherGetTheirOwnTemporaries() throws Throwable {
+    assumeTrue(Devices.openCl().isPresent(), "no OpenCL device: " + Devices.describe());
+    try (AutoCloseable k = two.load(Devices.openCl().get())) {
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      try {
+        List<Future<?>> fs = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+          int n = 50 + 70 * t;
+          fs.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < 30; i++) {
+                      try {
+                        run(k, n + i);
+                      } catch (Throwable e) {
+                        throw new AssertionError(e);
+                      }
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> f : fs) {
+          f.get();
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  void closingWhileOtherThreadsCallOnlyEverFailsWithIllegalState() throws Throwable {
+    for (Device d : devices()) {
+      AutoCloseable k = two.load(d);
+      ConcurrentLinkedQueue<Throwable> other = new ConcurrentLinkedQueue<>();
+      AtomicBoolean sawClosed = new AtomicBoolean();
+      ExecutorService pool = Executors.newFixedThreadPool(3);
+      List<Future<?>> fs = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        fs.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 1_000_000 && !sawClosed.get(); i++) {
+                    try {
+                      run(k, 4096);
+                    } catch (IllegalStateException e) {
+                      assertThat(e).hasMessageContaining("was closed");
+                      sawClosed.set(true);
+                    } catch (Throwable e) {
+                      other.add(e);
+                      return;
+                    }
+                  }
+                }));
+      }
+      Thread.sleep(100);
+      k.close();
+      for (Future<?> f : fs) {
+        f.get();
+      }
+      pool.shutdownNow();
+      assertThat(other).as(d.name()).isEmpty();
+      assertThat(sawClosed).as(d.name()).isTrue();
+    }
+  }
+
+  /** One call of reversePlus at size n, checked. */
+  static void run(AutoCloseable k, int n) throws Throwable {
+    float[] xs = ramp(n, n % 7);
+    try (HostTensor x = HostTensor.of(xs, n);
+        HostTensor y = HostTensor.zeros(DataType.FLOAT32, n)) {
+      two.call(k, "reversePlus", HOST2, x, y);
+      assertThat(y.toFloatArray()).containsExactly(reversePlus(xs));
+    }
+  }
+
+  /**
+   * A launcher whose kernels need a temporary is captured in a CUDA graph: before, it called
+   * cuMemAlloc inside the capture and failed with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+   */
+  @Test
+  void aLauncherWithTemporariesIsCapturedInACudaGraph() throws Throwable {
+    assumeTrue(
+        Devices.cuda().isPresent(),
+        "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
+    dev.kernelgen.runtime.CudaDevice gpu = Devices.cuda().get();
+    CompiledLauncher cuda =
+        CompiledLauncher.build(
+            TestSpecs.TwoKernelsSpec.class, "TwoKernels", tmp.resolve("cuda"), Target.CUDA);
+    int n = 5000;
+    float[] xs = ramp(n, 3);
+    try (AutoCloseable k = cuda.load(gpu);
+        HostTensor x = HostTensor.of(xs, n);
+        DeviceTensor dx = DeviceTensor.upload(gpu, x);
+        DeviceTensor dy = DeviceTensor.allocate(gpu, DataType.FLOAT32, n)) {
+      cuda.call(k, "reversePlus", DEVICE2, dx, dy); // the first call sizes the workspace
+      long allocations = Workspace.allocations();
+      try (HostTensor zeros = HostTensor.zeros(DataType.FLOAT32, n)) {
+        dy.buffer().copyFromHost(zeros);
+      }
+      try (dev.kernelgen.runtime.CudaGraph graph =
+          gpu.captureGraph(
+              () -> {
+                try {
+                  cuda.call(k, "reversePlus", DEVICE2, dx, dy);
+                } catch (Throwable e) {
+                  throw new IllegalStateException(e);
+                }
+              })) {
+        graph.launch();
+        graph.launch();
+      }
+      assertThat(Workspace.allocations()).isEqualTo(allocations);
+      try (HostTensor y = dy.toHost()) {
+        assertThat(y.toFloatArray()).containsExactly(reversePlus(xs));
+      }
+    }
+  }
+}
