@@ -113,12 +113,12 @@ class LauncherSafetyTest {
             .as(d.name())
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessage(
-                "reversePlus: output 'y' aliases input 'x' (the same tensor); pass a separate"
+                "reversePlus: output 'out' aliases input 'x' (the same tensor); pass a separate"
                     + " tensor for each output");
         assertThatThrownBy(() -> two.call(k, "reversePlus", HOST2, first, shifted))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageStartingWith(
-                "reversePlus: output 'y' aliases input 'x' (overlapping memory)");
+                "reversePlus: output 'out' aliases input 'x' (overlapping memory)");
         float[] before = x.toFloatArray();
         assertThat(before).containsExactly(ramp(8, 1)); // nothing ran
         two.call(k, "reversePlus", HOST2, first, apart); // adjacent, not overlapping
@@ -128,7 +128,7 @@ class LauncherSafetyTest {
             assertThatThrownBy(() -> two.call(k, "reversePlus", DEVICE2, dx, dx))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(
-                    "reversePlus: output 'y' aliases input 'x' (the same buffer); pass a"
+                    "reversePlus: output 'out' aliases input 'x' (the same buffer); pass a"
                         + " separate buffer for each output");
           }
         }
