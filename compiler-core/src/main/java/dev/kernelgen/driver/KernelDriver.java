@@ -65,8 +65,11 @@ import java.util.stream.Collectors;
  * replaces the resource directory only when every library was built.
  */
 public final class KernelDriver {
-  /** Version of the manifest's layout. */
-  public static final int MANIFEST_FORMAT = 1;
+  /**
+   * Version of the manifest's layout. 2: a C module lists {@code sharedLibraries}, one per ISA
+   * level ({@code isa}, {@code file}, {@code sha256}), instead of one {@code sharedLibrary}.
+   */
+  public static final int MANIFEST_FORMAT = 2;
 
   private final GenerateRequest request;
 
@@ -491,16 +494,33 @@ public final class KernelDriver {
           String src = CCodegen.generate(fs, n);
           String srcPath = "c/" + n + ".c";
           writeString(dir.resolve(srcPath), src);
-          String libPath = "c/" + platform() + "/" + System.mapLibraryName(n);
-          Path so = dir.resolve(libPath);
-          createDirectories(so.getParent());
-          request.toolchain().compileSharedLibrary(src, so);
+          Map<String, Path> sos =
+              request
+                  .toolchain()
+                  .compileSharedLibraries(
+                      src,
+                      level -> {
+                        Path so = dir.resolve(cLibraryPath(n, level)).toAbsolutePath();
+                        createDirectories(so.getParent());
+                        return so;
+                      });
+          List<LibraryModel.SharedLibrary> libs = new ArrayList<>();
+          List<Object> libJson = new ArrayList<>();
+          for (var e : sos.entrySet()) {
+            String digest = sha256(readBytes(e.getValue()));
+            libs.add(
+                new LibraryModel.SharedLibrary(e.getKey(), cLibraryPath(n, e.getKey()), digest));
+            Map<String, Object> lj = new LinkedHashMap<>();
+            lj.put("isa", e.getKey());
+            lj.put("file", cLibraryPath(n, e.getKey()));
+            lj.put("sha256", digest);
+            libJson.add(lj);
+          }
           json.put("source", srcPath);
           json.put("sourceSha256", sha256(src.getBytes(StandardCharsets.UTF_8)));
           json.put("platform", platform());
-          json.put("sharedLibrary", libPath);
-          json.put("sharedLibrarySha256", sha256(readBytes(so)));
-          yield new LibraryModel.Module(t, srcPath, sha(src), libPath, null, Map.of());
+          json.put("sharedLibraries", libJson);
+          yield new LibraryModel.Module(t, srcPath, sha(src), libs, null, Map.of());
         }
         case CUDA -> {
           String src = CudaCodegen.generate(fs, n);
@@ -531,7 +551,7 @@ public final class KernelDriver {
           json.put("ptxArchitecture", virtual);
           json.put("ptxSha256", sha(ptx));
           json.put("cubins", cubinJson);
-          yield new LibraryModel.Module(t, srcPath, sha(src), null, ptxPath, cubins);
+          yield new LibraryModel.Module(t, srcPath, sha(src), List.of(), ptxPath, cubins);
         }
         case OPENCL -> {
           String src = OpenClCodegen.generate(fs, n);
@@ -539,11 +559,16 @@ public final class KernelDriver {
           writeString(dir.resolve(srcPath), src);
           json.put("source", srcPath);
           json.put("sourceSha256", sha(src));
-          yield new LibraryModel.Module(t, srcPath, sha(src), null, null, Map.of());
+          yield new LibraryModel.Module(t, srcPath, sha(src), List.of(), null, Map.of());
         }
-        case JAVA -> new LibraryModel.Module(t, null, null, null, null, Map.of());
+        case JAVA -> new LibraryModel.Module(t, null, null, List.of(), null, Map.of());
       };
     }
+  }
+
+  /** {@code c/linux-amd64/x86-64-v3/libName.so}: a C library's resource for one ISA level. */
+  private static String cLibraryPath(String library, String isaLevel) {
+    return "c/" + platform() + "/" + isaLevel + "/" + System.mapLibraryName(library);
   }
 
   private static Map<Var, Long> parseSpecialization(

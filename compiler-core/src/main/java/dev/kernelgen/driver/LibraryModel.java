@@ -45,7 +45,7 @@ public record LibraryModel(
    *
    * @param source the generated source (C, CUDA, OpenCL C; Java's is compiled with the launcher)
    * @param sourceDigest SHA-256 of the source
-   * @param sharedLibrary C: the shared library for this platform
+   * @param sharedLibraries C: the shared libraries for this platform, one per ISA level
    * @param ptx CUDA: the PTX
    * @param cubins CUDA: a cubin per SM architecture number (90 for sm_90)
    */
@@ -53,13 +53,23 @@ public record LibraryModel(
       Target target,
       String source,
       String sourceDigest,
-      String sharedLibrary,
+      List<SharedLibrary> sharedLibraries,
       String ptx,
       Map<Integer, String> cubins) {
     public Module {
+      sharedLibraries = sharedLibraries == null ? List.of() : List.copyOf(sharedLibraries);
       cubins = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(cubins));
     }
   }
+
+  /**
+   * A C module's shared library for one ISA level.
+   *
+   * @param isaLevel the {@code -march} it was compiled with ({@code x86-64-v3})
+   * @param path the resource name, relative to {@link #resourceDir}
+   * @param sha256 the library's SHA-256, which the launcher checks before loading it
+   */
+  public record SharedLibrary(String isaLevel, String path, String sha256) {}
 
   /**
    * An operator: the launcher method {@code name}.

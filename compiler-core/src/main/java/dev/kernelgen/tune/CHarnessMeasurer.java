@@ -41,10 +41,15 @@ import java.util.stream.Stream;
  * one that crashes or hangs is a failed trial and the search goes on.
  */
 public final class CHarnessMeasurer implements Measurer {
-  /** The C flags of an executable: kernelgen's, without those of a shared library. */
+  /**
+   * The C flags of an executable: kernelgen's, without those of a shared library, for this
+   * machine's CPU (candidates are measured where they are built).
+   */
   public static final List<String> EXECUTABLE_FLAGS =
-      NativeToolchain.DEFAULT_C_FLAGS.stream()
-          .filter(f -> !f.equals("-shared") && !f.equals("-fPIC"))
+      java.util.stream.Stream.concat(
+              NativeToolchain.DEFAULT_C_FLAGS.stream()
+                  .filter(f -> !f.equals("-shared") && !f.equals("-fPIC")),
+              java.util.stream.Stream.of("-march=native"))
           .toList();
 
   private final NativeToolchain toolchain;

@@ -66,8 +66,16 @@ class KernelDriverTest {
         .contains("s[c].split(i, factor=8)")
         .contains("\"kernelCount\"")
         .contains("c[i] = (a[i] + b[i])");
-    Path so = dir.resolve(m.modules().get(Target.C).sharedLibrary());
-    assertThat(Files.readAllBytes(so)).startsWith(0x7f, 'E', 'L', 'F');
+    List<LibraryModel.SharedLibrary> libs = m.modules().get(Target.C).sharedLibraries();
+    assertThat(libs)
+        .extracting(LibraryModel.SharedLibrary::isaLevel)
+        .containsExactly("x86-64-v2", "x86-64-v3", "x86-64-v4");
+    for (LibraryModel.SharedLibrary l : libs) {
+      byte[] so = Files.readAllBytes(dir.resolve(l.path()));
+      assertThat(so).startsWith(0x7f, 'E', 'L', 'F');
+      assertThat(KernelDriver.sha256(so)).isEqualTo(l.sha256());
+      assertThat(manifest).contains("\"isa\": \"" + l.isaLevel() + "\"").contains(l.sha256());
+    }
     assertThat(Files.readString(dir.resolve("c/SmallKernels.c"))).contains("void add_n1024(");
     assertThat(tmp.resolve("resources.tmp")).doesNotExist();
 

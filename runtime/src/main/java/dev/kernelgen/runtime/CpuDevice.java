@@ -61,14 +61,15 @@ public final class CpuDevice implements Device {
     if (!(binary instanceof KernelBinary.C c)) {
       throw new DeviceException(name() + " runs C kernels, not " + describe(binary));
     }
-    byte[] lib = c.sharedLibrary();
+    KernelBinary.C.Library chosen = CpuIsa.select(c);
+    byte[] lib = chosen.bytes();
     if (isLinux()
         && !(lib.length > 4 && lib[0] == 0x7f && lib[1] == 'E' && lib[2] == 'L' && lib[3] == 'F')) {
       // Caught before dlopen, which would fail less clearly (and make the JVM warn about stacks).
       throw new DeviceException(
           name() + ": cannot load C kernel library " + c.name() + ": not an ELF shared library");
     }
-    Path file = cache.extract(lib);
+    Path file = cache.extract(lib, chosen.sha256());
     // Loaded for the life of the process, never unloaded: kernels built with OpenMP pull in
     // libgomp, whose idle worker threads crash if the library is unmapped (dlclose) under them.
     Arena arena = Arena.global();
@@ -80,7 +81,9 @@ public final class CpuDevice implements Device {
           name()
               + ": cannot load C kernel library "
               + c.name()
-              + " from "
+              + " ("
+              + chosen.isaLevel()
+              + ") from "
               + file
               + ": "
               + e.getMessage(),

@@ -1,5 +1,6 @@
 package dev.kernelgen.runtime;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -42,11 +43,43 @@ public sealed interface KernelBinary {
     }
   }
 
-  /** A shared library for this platform, compiled from C by the build. */
-  record C(String name, byte[] sharedLibrary) implements KernelBinary {
+  /**
+   * Shared libraries for this platform, compiled from C by the build, one per ISA level; the device
+   * loads the best one the CPU supports ({@link CpuIsa#select}).
+   */
+  record C(String name, List<Library> libraries) implements KernelBinary {
     public C {
       Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(sharedLibrary, "sharedLibrary");
+      libraries = List.copyOf(libraries);
+      if (libraries.isEmpty()) {
+        throw new IllegalArgumentException("C module " + name + " has no shared library");
+      }
+    }
+
+    /**
+     * A library built for this machine's CPU ({@code -march=native}), checked against its own hash:
+     * for tests and benchmarks that build and run in one place.
+     */
+    public C(String name, byte[] sharedLibrary) {
+      this(
+          name,
+          List.of(
+              new Library(CpuIsa.NATIVE, sharedLibrary, NativeLibraryCache.sha256(sharedLibrary))));
+    }
+
+    /**
+     * One ISA level's library.
+     *
+     * @param isaLevel the {@code -march} it was compiled for ({@code x86-64-v3}, {@code native})
+     * @param bytes the library
+     * @param sha256 the hash the build recorded; the library is loaded only if its bytes have it
+     */
+    public record Library(String isaLevel, byte[] bytes, String sha256) {
+      public Library {
+        Objects.requireNonNull(isaLevel, "isaLevel");
+        Objects.requireNonNull(bytes, "bytes");
+        Objects.requireNonNull(sha256, "sha256");
+      }
     }
   }
 

@@ -93,6 +93,7 @@ public final class Generator {
     if (!s.cFlags().isEmpty()) {
       tc = tc.withCFlags(s.cFlags());
     }
+    tc = tc.withIsaLevels(s.cpuIsaLevels());
     req.targets(s.targets())
         .resourcesDir(s.resourcesOutput())
         .toolchain(tc)

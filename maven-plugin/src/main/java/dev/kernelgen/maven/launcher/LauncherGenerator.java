@@ -130,8 +130,10 @@ public final class LauncherGenerator {
             .addJavadoc(
                 "Loads the kernels on the best available device among {@link #TARGETS}: CUDA, then"
                     + " OpenCL,\nthen C, then Java; the system property {@code kernelgen.target}"
-                    + " (or the environment\nvariable {@code KERNELGEN_TARGET}) names another.\n")
-            .addStatement("return load($T.device(LIBRARY, TARGETS))", LAUNCHERS)
+                    + " (or the environment\nvariable {@code KERNELGEN_TARGET}) names another."
+                    + " Where the C libraries cannot\nload on this machine, the Java kernels run"
+                    + " (the reason is logged once).\n")
+            .addStatement("return $T.load(LIBRARY, TARGETS, $T::load)", LAUNCHERS, self)
             .build());
     t.addMethod(
         MethodSpec.methodBuilder("device")
@@ -198,10 +200,18 @@ public final class LauncherGenerator {
       switch (target) {
         case C ->
             sw.add(
-                "case C -> $T.c(LIBRARY, $T.class, RESOURCES + $S);\n",
+                "case C -> $T.c(LIBRARY, $T.class$L);\n",
                 LAUNCHERS,
                 self,
-                m.sharedLibrary());
+                m.sharedLibraries().stream()
+                    .map(
+                        l ->
+                            CodeBlock.of(
+                                ",\n    $S, RESOURCES + $S, $S",
+                                l.isaLevel(),
+                                l.path(),
+                                l.sha256()))
+                    .collect(CodeBlock.joining("")));
         case OPENCL ->
             sw.add(
                 "case OPENCL -> $T.openCl(LIBRARY, $T.class, RESOURCES + $S);\n",
