@@ -331,6 +331,64 @@ public final class NativeToolchain {
     return nvccCompile(cudaSource, "-cubin", sm, "kernels.cubin");
   }
 
+  /**
+   * Compiles CUDA source to one fatbin holding SASS for every real architecture of {@code sms}
+   * ({@code sm_80}, {@code sm_90}) and the PTX of the newest, which the driver compiles for GPUs
+   * newer than all of them.
+   *
+   * @return the fatbin, and what it holds ({@code sm_80, sm_90, compute_90})
+   * @throws UserError when there is no nvcc, an architecture is malformed, or the source does not
+   *     compile
+   */
+  public Fatbin compileFatbin(String cudaSource, List<String> sms) {
+    UserError.check(!sms.isEmpty(), "no CUDA architecture to build for (for example sm_90)");
+    List<Integer> numbers = new ArrayList<>();
+    for (String a : sms) {
+      UserError.check(
+          a.matches("(sm|compute)_[0-9]+"), "CUDA architecture '%s' is not of the form sm_90", a);
+      int n = Integer.parseInt(a.substring(a.indexOf('_') + 1));
+      if (!numbers.contains(n)) {
+        numbers.add(n);
+      }
+    }
+    numbers.sort(null);
+    Path tool = nvcc();
+    Path dir = tempDir("kernelgen-nvcc");
+    Path src = dir.resolve("kernels.cu");
+    Path out = dir.resolve("kernels.fatbin");
+    write(src, cudaSource);
+    List<String> cmd = new ArrayList<>(List.of(tool.toString(), "-fatbin"));
+    List<String> holds = new ArrayList<>();
+    for (int n : numbers) {
+      cmd.add("-gencode=arch=compute_" + n + ",code=sm_" + n);
+      holds.add("sm_" + n);
+    }
+    int newest = numbers.getLast();
+    cmd.add("-gencode=arch=compute_" + newest + ",code=compute_" + newest);
+    holds.add("compute_" + newest);
+    cmd.addAll(List.of(src.toString(), "-o", out.toString()));
+    run(cmd, src, timeoutSeconds);
+    try {
+      byte[] bytes = Files.readAllBytes(out);
+      delete(dir);
+      return new Fatbin(bytes, holds);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A CUDA fatbin and what it holds: {@code sm_NN} for SASS, {@code compute_NN} for PTX.
+   *
+   * @param bytes the fatbin, as {@code cuModuleLoadData} takes it
+   * @param architectures SASS architectures, lowest first, then the PTX's
+   */
+  public record Fatbin(byte[] bytes, List<String> architectures) {
+    public Fatbin {
+      architectures = List.copyOf(architectures);
+    }
+  }
+
   private byte[] nvccCompile(String source, String mode, String arch, String outName) {
     UserError.check(
         arch.matches("(compute|sm)_[0-9]+[a-z]?"),

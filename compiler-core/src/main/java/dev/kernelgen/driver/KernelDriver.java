@@ -5,6 +5,7 @@ import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.CudaCodegen;
 import dev.kernelgen.codegen.JavaCodegen;
 import dev.kernelgen.codegen.LaunchGeometry;
+import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.codegen.OpenClCodegen;
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
@@ -67,7 +68,9 @@ import java.util.stream.Collectors;
 public final class KernelDriver {
   /**
    * Version of the manifest's layout. 2: a C module lists {@code sharedLibraries}, one per ISA
-   * level ({@code isa}, {@code file}, {@code sha256}), instead of one {@code sharedLibrary}.
+   * level ({@code isa}, {@code file}, {@code sha256}), instead of one {@code sharedLibrary}; a CUDA
+   * module has one {@code fatbin} ({@code file}, {@code sha256}, {@code architectures}) instead of
+   * {@code ptx} and {@code cubins}.
    */
   public static final int MANIFEST_FORMAT = 2;
 
@@ -520,38 +523,30 @@ public final class KernelDriver {
           json.put("sourceSha256", sha256(src.getBytes(StandardCharsets.UTF_8)));
           json.put("platform", platform());
           json.put("sharedLibraries", libJson);
-          yield new LibraryModel.Module(t, srcPath, sha(src), libs, null, Map.of());
+          yield new LibraryModel.Module(t, srcPath, sha(src), libs, null);
         }
         case CUDA -> {
           String src = CudaCodegen.generate(fs, n);
           String srcPath = "cuda/" + n + ".cu";
           writeString(dir.resolve(srcPath), src);
-          List<Integer> sms =
-              request.cudaArchitectures().stream()
-                  .map(a -> Integer.parseInt(a.replaceAll("[^0-9]", "")))
-                  .distinct()
-                  .sorted()
-                  .toList();
-          String virtual = "compute_" + sms.get(0);
-          String ptx = request.toolchain().compilePtx(src, virtual);
-          String ptxPath = "cuda/" + n + ".ptx";
-          writeString(dir.resolve(ptxPath), ptx);
-          Map<Integer, String> cubins = new TreeMap<>();
-          Map<String, Object> cubinJson = new LinkedHashMap<>();
-          for (String arch : request.cudaArchitectures().stream().sorted().distinct().toList()) {
-            byte[] cubin = request.toolchain().compileCubin(src, arch);
-            String p = "cuda/" + n + "." + arch + ".cubin";
-            writeBytes(dir.resolve(p), cubin);
-            cubins.put(Integer.parseInt(arch.replaceAll("[^0-9]", "")), p);
-            cubinJson.put(arch, Map.of("file", p, "sha256", sha256(cubin)));
-          }
+          NativeToolchain.Fatbin fb =
+              request.toolchain().compileFatbin(src, request.cudaArchitectures());
+          String fatbinPath = "cuda/" + n + ".fatbin";
+          writeBytes(dir.resolve(fatbinPath), fb.bytes());
+          String digest = sha256(fb.bytes());
+          Map<String, Object> fj = new LinkedHashMap<>();
+          fj.put("file", fatbinPath);
+          fj.put("sha256", digest);
+          fj.put("architectures", fb.architectures());
           json.put("source", srcPath);
           json.put("sourceSha256", sha(src));
-          json.put("ptx", ptxPath);
-          json.put("ptxArchitecture", virtual);
-          json.put("ptxSha256", sha(ptx));
-          json.put("cubins", cubinJson);
-          yield new LibraryModel.Module(t, srcPath, sha(src), List.of(), ptxPath, cubins);
+          json.put("fatbin", fj);
+          yield new LibraryModel.Module(
+              t,
+              srcPath,
+              sha(src),
+              List.of(),
+              new LibraryModel.Fatbin(fatbinPath, digest, fb.architectures()));
         }
         case OPENCL -> {
           String src = OpenClCodegen.generate(fs, n);
@@ -559,9 +554,9 @@ public final class KernelDriver {
           writeString(dir.resolve(srcPath), src);
           json.put("source", srcPath);
           json.put("sourceSha256", sha(src));
-          yield new LibraryModel.Module(t, srcPath, sha(src), List.of(), null, Map.of());
+          yield new LibraryModel.Module(t, srcPath, sha(src), List.of(), null);
         }
-        case JAVA -> new LibraryModel.Module(t, null, null, List.of(), null, Map.of());
+        case JAVA -> new LibraryModel.Module(t, null, null, List.of(), null);
       };
     }
   }

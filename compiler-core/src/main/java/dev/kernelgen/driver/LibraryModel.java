@@ -46,19 +46,29 @@ public record LibraryModel(
    * @param source the generated source (C, CUDA, OpenCL C; Java's is compiled with the launcher)
    * @param sourceDigest SHA-256 of the source
    * @param sharedLibraries C: the shared libraries for this platform, one per ISA level
-   * @param ptx CUDA: the PTX
-   * @param cubins CUDA: a cubin per SM architecture number (90 for sm_90)
+   * @param fatbin CUDA: the fatbin, SASS per architecture and PTX of the newest; null elsewhere
    */
   public record Module(
       Target target,
       String source,
       String sourceDigest,
       List<SharedLibrary> sharedLibraries,
-      String ptx,
-      Map<Integer, String> cubins) {
+      Fatbin fatbin) {
     public Module {
       sharedLibraries = sharedLibraries == null ? List.of() : List.copyOf(sharedLibraries);
-      cubins = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(cubins));
+    }
+  }
+
+  /**
+   * A CUDA module's fatbin.
+   *
+   * @param path the resource name, relative to {@link #resourceDir}
+   * @param sha256 its SHA-256, which the launcher checks before loading it
+   * @param architectures what it holds: {@code sm_90} for SASS, {@code compute_90} for PTX
+   */
+  public record Fatbin(String path, String sha256, List<String> architectures) {
+    public Fatbin {
+      architectures = List.copyOf(architectures);
     }
   }
 

@@ -87,8 +87,8 @@ public final class GenerateMojo extends AbstractMojo {
   private File nvcc;
 
   /**
-   * The GPU architectures to build cubins for; the PTX embedded beside them is built for the
-   * lowest, so that the driver compiles it for newer GPUs.
+   * The GPU architectures whose SASS goes into each module's fatbin; the PTX beside it is built for
+   * the newest, so that the driver compiles it for newer GPUs.
    */
   @Parameter(property = "kernels.cudaArchitectures", defaultValue = "sm_90")
   private List<String> cudaArchitectures;

@@ -218,19 +218,16 @@ public final class LauncherGenerator {
                 LAUNCHERS,
                 self,
                 m.source());
-        case CUDA -> {
-          CodeBlock cubins =
-              m.cubins().entrySet().stream()
-                  .map(e -> CodeBlock.of("$L, RESOURCES + $S", e.getKey(), e.getValue()))
-                  .collect(CodeBlock.joining(", "));
-          sw.add(
-              "case CUDA -> $T.cuda(LIBRARY, $T.class, RESOURCES + $S, $T.of($L));\n",
-              LAUNCHERS,
-              self,
-              m.ptx(),
-              Map.class,
-              cubins);
-        }
+        case CUDA ->
+            sw.add(
+                "case CUDA -> $T.cudaFatbin(LIBRARY, $T.class, RESOURCES + $S, $S$L);\n",
+                LAUNCHERS,
+                self,
+                m.fatbin().path(),
+                m.fatbin().sha256(),
+                m.fatbin().architectures().stream()
+                    .map(a -> CodeBlock.of(", $S", a))
+                    .collect(CodeBlock.joining("")));
         case JAVA ->
             sw.add(
                 "case JAVA -> new $T.Java(LIBRARY, $T.class);\n",

@@ -35,10 +35,10 @@ public final class TestSpecs {
     }
   }
 
-  /** A row sum and a scale, for every host target and OpenCL. */
+  /** A row sum and a scale, for every target (the tests pick theirs). */
   @KernelLibrary(
       name = "MathKernels",
-      targets = {Target.C, Target.JAVA, Target.OPENCL})
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
   public static final class MathSpec {
     @Operator(specialize = "n=4")
     public static OperatorDef rowSum() {

@@ -176,6 +176,17 @@ public final class Launchers {
         library, new String(resource(anchor, path), StandardCharsets.UTF_8));
   }
 
+  /**
+   * The embedded fatbin, checked against {@code sha256} when loaded; {@code architectures} says
+   * what it holds ({@code sm_90}, {@code compute_90}).
+   */
+  public static KernelBinary.Cuda cudaFatbin(
+      String library, Class<?> anchor, String path, String sha256, String... architectures) {
+    return KernelBinary.Cuda.fatbin(
+        library,
+        new KernelBinary.Cuda.Fatbin(resource(anchor, path), sha256, List.of(architectures)));
+  }
+
   /** The embedded PTX and cubins (by SM number). */
   public static KernelBinary.Cuda cuda(
       String library, Class<?> anchor, String ptxPath, Map<Integer, String> cubinPaths) {
