@@ -271,9 +271,25 @@ public final class NativeToolchain {
    */
   public Map<String, Path> compileSharedLibraries(
       String cSource, java.util.function.Function<String, Path> out) {
+    Map<String, String> sources = new LinkedHashMap<>();
+    for (String level : isaLevels) {
+      sources.put(level, cSource);
+    }
+    return compileSharedLibraries(sources, out);
+  }
+
+  /**
+   * Compiles one C source per ISA level ({@code sourceByLevel}: level to source; the levels' own
+   * schedules may differ), in parallel, to {@code out.apply(level)}.
+   *
+   * @return the libraries by level, in the map's order
+   * @throws UserError when there is no C compiler or a level fails to compile (naming it)
+   */
+  public Map<String, Path> compileSharedLibraries(
+      Map<String, String> sourceByLevel, java.util.function.Function<String, Path> out) {
     cc();
     Map<String, Path> paths = new LinkedHashMap<>();
-    for (String level : isaLevels) {
+    for (String level : sourceByLevel.keySet()) {
       paths.put(level, out.apply(level));
     }
     List<CompletableFuture<Void>> runs = new ArrayList<>();
@@ -282,7 +298,7 @@ public final class NativeToolchain {
           CompletableFuture.runAsync(
               () -> {
                 try {
-                  compileSharedLibrary(cSource, e.getValue(), e.getKey());
+                  compileSharedLibrary(sourceByLevel.get(e.getKey()), e.getValue(), e.getKey());
                 } catch (UserError u) {
                   throw new UserError("ISA level " + e.getKey() + ": " + u.getMessage(), u);
                 }
@@ -301,6 +317,72 @@ public final class NativeToolchain {
     }
     return paths;
   }
+
+  /**
+   * The best of {@link #isaLevels()} this machine's CPU runs, as the C compiler sees it ({@code
+   * -march=native}'s predefined macros against the x86-64 psABI levels); {@code native} when none
+   * of the levels is an x86-64 level the CPU has. Tuning measures C kernels at this level.
+   *
+   * @throws UserError when there is no C compiler
+   */
+  public String nativeIsaLevel() {
+    Path dir = tempDir("kernelgen-isa");
+    String macros;
+    try {
+      macros =
+          run(
+              List.of(cc().toString(), "-march=native", "-dM", "-E", "-x", "c", "/dev/null"),
+              dir,
+              timeoutSeconds);
+    } finally {
+      delete(dir);
+    }
+    String best = "native";
+    for (String level : isaLevels) {
+      List<String> needs = ISA_MACROS.get(level);
+      if (needs != null
+          && needs.stream().allMatch(m -> macros.contains("#define " + m + " "))
+          && (best.equals("native") || ISA_ORDER.indexOf(level) > ISA_ORDER.indexOf(best))) {
+        best = level;
+      }
+    }
+    return best;
+  }
+
+  private static final List<String> ISA_ORDER = List.of("x86-64-v2", "x86-64-v3", "x86-64-v4");
+
+  /** The compiler's predefined macros that each psABI level implies (its and the lower ones'). */
+  private static final Map<String, List<String>> ISA_MACROS =
+      Map.of(
+          "x86-64-v2",
+          List.of("__SSE4_2__", "__POPCNT__", "__SSSE3__"),
+          "x86-64-v3",
+          List.of(
+              "__SSE4_2__",
+              "__POPCNT__",
+              "__SSSE3__",
+              "__AVX2__",
+              "__FMA__",
+              "__BMI2__",
+              "__F16C__",
+              "__LZCNT__",
+              "__MOVBE__"),
+          "x86-64-v4",
+          List.of(
+              "__SSE4_2__",
+              "__POPCNT__",
+              "__SSSE3__",
+              "__AVX2__",
+              "__FMA__",
+              "__BMI2__",
+              "__F16C__",
+              "__LZCNT__",
+              "__MOVBE__",
+              "__AVX512F__",
+              "__AVX512BW__",
+              "__AVX512CD__",
+              "__AVX512DQ__",
+              "__AVX512VL__"));
 
   /** The version line of a tool ({@code cc --version}'s first line), for build digests. */
   public String version(Path tool) {

@@ -163,6 +163,9 @@ public final class KernelDriver {
     private final Map<Target, List<PrimFunc>> funcs = new EnumMap<>(Target.class);
     private final List<String> fallbacks = new ArrayList<>();
 
+    /** C: per ISA level, the functions (by index into the C functions) tuned at that level. */
+    private final Map<String, Map<Integer, PrimFunc>> cByIsaLevel = new TreeMap<>();
+
     LibraryBuild(LibrarySpec lib, Path root) {
       this.lib = lib;
       this.dir = root.resolve(resourceDir(lib.name()));
@@ -445,6 +448,9 @@ public final class KernelDriver {
       } else {
         kernels.add(new Kernel(f.name(), params(f), null));
         fs.add(f);
+        if (target == Target.C && configured == null) {
+          tunedPerIsaLevel(op, m, def, fn, what, where, fs.size() - 1);
+        }
       }
       List<String> trace = s.trace().steps().stream().map(Object::toString).toList();
       return new Build(
@@ -455,6 +461,53 @@ public final class KernelDriver {
           trace,
           temps,
           kernels);
+    }
+
+    /**
+     * C: the tuning records measured at each ISA level replace, in that level's library, the
+     * function at {@code index} of the C functions; a level without records keeps it (the default
+     * schedule, or a record that names no level).
+     */
+    private void tunedPerIsaLevel(
+        OperatorSpec op,
+        Method m,
+        OperatorDef def,
+        String fn,
+        String what,
+        String where,
+        int index) {
+      for (String level : request.toolchain().isaLevels()) {
+        Tuned t = tuned(op, def, Target.C, level);
+        if (t.record == null) {
+          continue;
+        }
+        try {
+          Knobs k = Knobs.configured(t.record.config().values());
+          Schedule ts = schedule(op, m, def, Target.C, k, where);
+          if (!k.unused().isEmpty()) {
+            fallbacks.add(what + " at " + level + ": its record sets knobs " + k.unused());
+            continue;
+          }
+          PrimFunc lf = context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, null));
+          cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
+          request
+              .log()
+              .accept(
+                  "  "
+                      + what
+                      + " at "
+                      + level
+                      + ": tuned configuration "
+                      + t.record.config()
+                      + String.format(
+                          Locale.ROOT,
+                          " (%.2f us median on %s)",
+                          t.record.medianUs(),
+                          t.record.device()));
+        } catch (UserError e) {
+          fallbacks.add(what + " at " + level + ": its record is stale: " + e.getMessage());
+        }
+      }
     }
 
     private Schedule schedule(
@@ -476,13 +529,27 @@ public final class KernelDriver {
     private record Tuned(TuningRecord record, String reason) {}
 
     private Tuned tuned(OperatorSpec op, OperatorDef def, Target target) {
+      return tuned(op, def, target, null);
+    }
+
+    /**
+     * As above; for C, only the records measured at ISA level {@code isa} (null: the records that
+     * name no level, which serve every level).
+     */
+    private Tuned tuned(OperatorSpec op, OperatorDef def, Target target, String isa) {
       List<List<Long>> shape = TuningTask.shapeOf(def);
       if (shape == null) {
         return new Tuned(null, "its shape has symbolic dims (tuning needs a specialization)");
       }
+      List<TuningRecord> records =
+          target != Target.C
+              ? request.tuning()
+              : request.tuning().stream()
+                  .filter(r -> java.util.Objects.equals(r.versions().get("isa"), isa))
+                  .toList();
       TuningLog.Lookup l =
           TuningLog.best(
-              request.tuning(),
+              records,
               lib.name() + "/" + op.name(),
               target.name(),
               shape,
@@ -497,11 +564,24 @@ public final class KernelDriver {
           String src = CCodegen.generate(fs, n);
           String srcPath = "c/" + n + ".c";
           writeString(dir.resolve(srcPath), src);
+          Map<String, String> sources = new LinkedHashMap<>();
+          for (String level : request.toolchain().isaLevels()) {
+            Map<Integer, PrimFunc> tunedHere = cByIsaLevel.getOrDefault(level, Map.of());
+            if (tunedHere.isEmpty()) {
+              sources.put(level, src);
+            } else {
+              List<PrimFunc> lfs = new ArrayList<>(fs);
+              tunedHere.forEach(lfs::set);
+              String ls = CCodegen.generate(lfs, n);
+              sources.put(level, ls);
+              writeString(dir.resolve(cSourcePath(n, level)), ls);
+            }
+          }
           Map<String, Path> sos =
               request
                   .toolchain()
                   .compileSharedLibraries(
-                      src,
+                      sources,
                       level -> {
                         Path so = dir.resolve(cLibraryPath(n, level)).toAbsolutePath();
                         createDirectories(so.getParent());
@@ -517,6 +597,10 @@ public final class KernelDriver {
             lj.put("isa", e.getKey());
             lj.put("file", cLibraryPath(n, e.getKey()));
             lj.put("sha256", digest);
+            if (!sources.get(e.getKey()).equals(src)) {
+              // Tuned at this level: its own schedules, so its own source.
+              lj.put("source", cSourcePath(n, e.getKey()));
+            }
             libJson.add(lj);
           }
           json.put("source", srcPath);
@@ -559,6 +643,11 @@ public final class KernelDriver {
         case JAVA -> new LibraryModel.Module(t, null, null, List.of(), null);
       };
     }
+  }
+
+  /** {@code c/Name.x86-64-v3.c}: the C source of a level tuned apart from the others. */
+  private static String cSourcePath(String library, String isaLevel) {
+    return "c/" + library + "." + isaLevel + ".c";
   }
 
   /** {@code c/linux-amd64/x86-64-v3/libName.so}: a C library's resource for one ISA level. */

@@ -97,6 +97,23 @@ class NativeToolchainTest {
   }
 
   @Test
+  void tuningMeasuresAtTheBestConfiguredLevelTheCpuRuns() {
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    Assumptions.assumeTrue(tc.findCc().isPresent(), "no C compiler on PATH");
+    String arch = System.getProperty("os.arch");
+    Assumptions.assumeTrue(arch.equals("amd64") || arch.equals("x86_64"), "not x86-64: " + arch);
+    assertThat(tc.withIsaLevels(List.of("x86-64-v2")).nativeIsaLevel()).isEqualTo("x86-64-v2");
+    assertThat(tc.withIsaLevels(List.of("native")).nativeIsaLevel()).isEqualTo("native");
+    assertThat(tc.nativeIsaLevel()).isIn("x86-64-v2", "x86-64-v3", "x86-64-v4");
+    var measurer =
+        new dev.kernelgen.tune.CHarnessMeasurer(
+            tc.withIsaLevels(List.of("x86-64-v2")), 1, 1, 1, 60);
+    assertThat(measurer.versions())
+        .containsEntry("isa", "x86-64-v2")
+        .hasEntrySatisfying("flags", f -> assertThat(f).endsWith("-march=x86-64-v2"));
+  }
+
+  @Test
   void rejectsMalformedCudaArchitectures() {
     assertThatThrownBy(() -> NativeToolchain.fromEnvironment().compilePtx("", "90"))
         .isInstanceOf(UserError.class)
