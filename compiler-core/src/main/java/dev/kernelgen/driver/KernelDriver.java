@@ -374,6 +374,7 @@ public final class KernelDriver {
       String source = configured != null ? "configured" : "default";
       Knobs knobs = null;
       Schedule s = null;
+      String cFallback = null;
       if (configured == null) {
         Tuned tuned = tuned(op, def, target);
         if (tuned.record != null) {
@@ -409,9 +410,13 @@ public final class KernelDriver {
             tuned = new Tuned(null, "its record is stale: " + e.getMessage());
           }
         }
-        // Java kernels are not tuned (kernels:tune measures native targets only).
-        if (s == null && target != Target.JAVA) {
+        // Java kernels are not tuned (kernels:tune measures native targets only); C records by
+        // ISA level are looked at below.
+        if (s == null && target != Target.JAVA && target != Target.C) {
           fallbacks.add(what + ": " + tuned.reason);
+        }
+        if (s == null && target == Target.C) {
+          cFallback = what + ": " + tuned.reason;
         }
       }
       if (s == null) {
@@ -449,7 +454,14 @@ public final class KernelDriver {
         kernels.add(new Kernel(f.name(), params(f), null));
         fs.add(f);
         if (target == Target.C && configured == null) {
-          tunedPerIsaLevel(op, m, def, fn, what, where, fs.size() - 1);
+          List<String> untuned = tunedPerIsaLevel(op, m, def, fn, what, where, fs.size() - 1);
+          if (cFallback != null) {
+            if (untuned.size() == request.toolchain().isaLevels().size()) {
+              fallbacks.add(cFallback);
+            } else {
+              untuned.forEach(l -> fallbacks.add(what + " at " + l + ": no record at this level"));
+            }
+          }
         }
       }
       List<String> trace = s.trace().steps().stream().map(Object::toString).toList();
@@ -467,8 +479,10 @@ public final class KernelDriver {
      * C: the tuning records measured at each ISA level replace, in that level's library, the
      * function at {@code index} of the C functions; a level without records keeps it (the default
      * schedule, or a record that names no level).
+     *
+     * @return the levels left without a tuned function
      */
-    private void tunedPerIsaLevel(
+    private List<String> tunedPerIsaLevel(
         OperatorSpec op,
         Method m,
         OperatorDef def,
@@ -476,9 +490,11 @@ public final class KernelDriver {
         String what,
         String where,
         int index) {
+      List<String> untuned = new ArrayList<>();
       for (String level : request.toolchain().isaLevels()) {
         Tuned t = tuned(op, def, Target.C, level);
         if (t.record == null) {
+          untuned.add(level);
           continue;
         }
         try {
@@ -486,6 +502,7 @@ public final class KernelDriver {
           Schedule ts = schedule(op, m, def, Target.C, k, where);
           if (!k.unused().isEmpty()) {
             fallbacks.add(what + " at " + level + ": its record sets knobs " + k.unused());
+            untuned.add(level);
             continue;
           }
           PrimFunc lf = context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, null));
@@ -506,8 +523,10 @@ public final class KernelDriver {
                           t.record.device()));
         } catch (UserError e) {
           fallbacks.add(what + " at " + level + ": its record is stale: " + e.getMessage());
+          untuned.add(level);
         }
       }
+      return untuned;
     }
 
     private Schedule schedule(

@@ -113,7 +113,10 @@ class DriverTuningTest {
     assertThat(String.join("\n", log))
         .contains("specialized to n=1024 at x86-64-v4: tuned configuration {vector=16}")
         .contains("specialized to n=1024 at x86-64-v3: tuned configuration {vector=4}")
-        .doesNotContain("at x86-64-v2: tuned");
+        .doesNotContain("at x86-64-v2: tuned")
+        .contains(
+            "operator 'add' for C specialized to n=1024 at x86-64-v2: no record at this level")
+        .doesNotContain("for C specialized to n=1024: no successful record");
     // Each level's function: the default splits by 8, v3 by 4, v4 by 16.
     assertThat(section(plain, "add_n1024")).contains("8");
     assertThat(section(v3, "add_n1024")).doesNotContain("16");

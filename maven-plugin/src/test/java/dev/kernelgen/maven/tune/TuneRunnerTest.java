@@ -122,7 +122,10 @@ class TuneRunnerTest {
             log::add));
     assertThat(String.join("\n", log))
         .contains(
-            "operator 'scale' for C specialized to n=4096: tuned configuration " + best.config())
+            "operator 'scale' for C specialized to n=4096 at "
+                + best.versions().get("isa")
+                + ": tuned configuration "
+                + best.config())
         .contains("fell back to default schedules:\n  operator 'scale' for C: its shape");
   }
 
