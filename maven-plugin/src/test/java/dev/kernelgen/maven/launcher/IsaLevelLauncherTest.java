@@ -115,11 +115,38 @@ class IsaLevelLauncherTest {
     Assumptions.assumeTrue(
         System.getProperty("kernelgen.target") == null && System.getenv("KERNELGEN_TARGET") == null,
         "a target is forced: no fallback to test");
-    try (AutoCloseable k = (AutoCloseable) launcher.getMethod("load").invoke(null)) {
-      Device d = (Device) launcher.getMethod("device").invoke(k);
-      assertThat(d.target()).isEqualTo(Target.JAVA);
-      runAgainstOracle(k, 5, 9);
+    List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Logger jul =
+        java.util.logging.Logger.getLogger("dev.kernelgen.runtime.launch");
+    java.util.logging.Handler h =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord r) {
+            logged.add(r);
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    jul.addHandler(h);
+    try {
+      for (int i = 0; i < 2; i++) {
+        try (AutoCloseable k = (AutoCloseable) launcher.getMethod("load").invoke(null)) {
+          Device d = (Device) launcher.getMethod("device").invoke(k);
+          assertThat(d.target()).isEqualTo(Target.JAVA);
+          runAgainstOracle(k, 5, 9);
+        }
+      }
+    } finally {
+      jul.removeHandler(h);
     }
+    assertThat(logged).as("the reason, logged once").hasSize(1);
+    assertThat(logged.get(0).getMessage())
+        .contains("library MathKernels: the C kernels cannot run on this machine")
+        .contains("no C library of MathKernels runs on this CPU");
   }
 
   static AutoCloseable load(Device d) throws Throwable {
