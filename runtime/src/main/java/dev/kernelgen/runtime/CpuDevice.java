@@ -11,6 +11,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -86,9 +88,33 @@ public final class CpuDevice implements Device {
               + ") from "
               + file
               + ": "
-              + e.getMessage(),
+              + e.getMessage()
+              + missingDependencies(lib),
           e);
     }
+  }
+
+  /**
+   * Why the loader may have refused a library: the libraries it needs that this machine cannot load
+   * (libgomp, say), else a hint at symbol versions.
+   */
+  static String missingDependencies(byte[] library) {
+    List<String> missing = new ArrayList<>();
+    for (String needed : ElfNeeded.of(library)) {
+      try {
+        SymbolLookup.libraryLookup(needed, Arena.global());
+      } catch (IllegalArgumentException e) {
+        missing.add(needed);
+      }
+    }
+    if (!missing.isEmpty()) {
+      return "; it needs "
+          + String.join(", ", missing)
+          + ", which this machine does not have (libgomp.so.1: install the OpenMP runtime, e.g."
+          + " the libgomp1 package)";
+    }
+    return "; its dependencies are present, so a symbol or its version is missing (a C library"
+        + " older than the build's?)";
   }
 
   @Override
