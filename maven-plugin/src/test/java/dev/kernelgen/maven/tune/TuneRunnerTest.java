@@ -91,6 +91,12 @@ class TuneRunnerTest {
         .contains("[####################] TinyKernels/scale: 3/3 trials, best ");
     List<TuningRecord> recs = TuningLog.read(tuning.resolve("TinyKernels.jsonl"), log::add);
     assertThat(recs).hasSize(3).allMatch(TuningRecord::isOk);
+    assertThat(recs)
+        .as("C records carry the ISA level they were measured at")
+        .allMatch(
+            rec ->
+                List.of("x86-64-v2", "x86-64-v3", "x86-64-v4", "native")
+                    .contains(rec.versions().get("isa")));
     assertThat(recs.get(0).shape()).containsExactly(List.of(4096L), List.of(4096L));
 
     // Resumed: nothing measured again.
