@@ -1,4 +1,4 @@
-// Runs only where nvcc is: this case builds CUDA kernels (PTX and cubin).
+// Runs only where nvcc is: this case builds CUDA kernels (a fatbin).
 def dirs = (System.getenv('PATH') ?: '').split(File.pathSeparator).toList()
 if (System.getenv('CUDA_HOME')) {
   dirs << System.getenv('CUDA_HOME') + '/bin'

@@ -24,8 +24,8 @@ import java.util.function.Consumer;
  *     builds the intersection of its list and these
  * @param resourcesDir the resource root the kernels go under ({@code META-INF/kernels/<library>/})
  * @param toolchain cc and nvcc
- * @param cudaArchitectures the real architectures to build cubins for ({@code sm_90}); the PTX is
- *     built for the virtual architecture of the lowest
+ * @param cudaArchitectures the real architectures whose SASS goes into each fatbin ({@code sm_90});
+ *     the fatbin's PTX is built for the virtual architecture of the newest
  * @param configurations knob values per build, keyed {@code library/operator/TARGET} (the generic
  *     kernels) or {@code library/operator/TARGET/c=256,h=96} (a specialization)
  * @param tuning records of the tuning logs: an operator of fixed shape without an explicit

@@ -5,6 +5,7 @@ import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.CudaCodegen;
 import dev.kernelgen.codegen.JavaCodegen;
 import dev.kernelgen.codegen.LaunchGeometry;
+import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.codegen.OpenClCodegen;
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
@@ -66,8 +67,13 @@ import java.util.stream.Collectors;
  * replaces the resource directory only when every library was built.
  */
 public final class KernelDriver {
-  /** Version of the manifest's layout. */
-  public static final int MANIFEST_FORMAT = 1;
+  /**
+   * Version of the manifest's layout. 2: a C module lists {@code sharedLibraries}, one per ISA
+   * level ({@code isa}, {@code file}, {@code sha256}), instead of one {@code sharedLibrary}; a CUDA
+   * module has one {@code fatbin} ({@code file}, {@code sha256}, {@code architectures}) instead of
+   * {@code ptx} and {@code cubins}.
+   */
+  public static final int MANIFEST_FORMAT = 2;
 
   private final GenerateRequest request;
 
@@ -172,6 +178,9 @@ public final class KernelDriver {
     private final List<Target> targets;
     private final Map<Target, List<PrimFunc>> funcs = new EnumMap<>(Target.class);
     private final List<String> fallbacks = new ArrayList<>();
+
+    /** C: per ISA level, the functions (by index into the C functions) tuned at that level. */
+    private final Map<String, Map<Integer, PrimFunc>> cByIsaLevel = new TreeMap<>();
 
     LibraryBuild(LibrarySpec lib, Path root) {
       this.lib = lib;
@@ -390,6 +399,7 @@ public final class KernelDriver {
       String source = configured != null ? "configured" : "default";
       Knobs knobs = null;
       Schedule s = null;
+      String cFallback = null;
       if (configured == null) {
         Tuned tuned = tuned(op, def, target);
         if (tuned.record != null) {
@@ -425,9 +435,13 @@ public final class KernelDriver {
             tuned = new Tuned(null, "its record is stale: " + e.getMessage());
           }
         }
-        // Java kernels are not tuned (kernels:tune measures native targets only).
-        if (s == null && target != Target.JAVA) {
+        // Java kernels are not tuned (kernels:tune measures native targets only); C records by
+        // ISA level are looked at below.
+        if (s == null && target != Target.JAVA && target != Target.C) {
           fallbacks.add(what + ": " + tuned.reason);
+        }
+        if (s == null && target == Target.C) {
+          cFallback = what + ": " + tuned.reason;
         }
       }
       if (s == null) {
@@ -464,6 +478,16 @@ public final class KernelDriver {
       } else {
         kernels.add(new Kernel(f.name(), params(f), null));
         fs.add(f);
+        if (target == Target.C && configured == null) {
+          List<String> untuned = tunedPerIsaLevel(op, m, def, fn, what, where, fs.size() - 1);
+          if (cFallback != null) {
+            if (untuned.size() == request.toolchain().isaLevels().size()) {
+              fallbacks.add(cFallback);
+            } else {
+              untuned.forEach(l -> fallbacks.add(what + " at " + l + ": no record at this level"));
+            }
+          }
+        }
       }
       List<String> trace = s.trace().steps().stream().map(Object::toString).toList();
       return new Build(
@@ -474,6 +498,60 @@ public final class KernelDriver {
           trace,
           temps,
           kernels);
+    }
+
+    /**
+     * C: the tuning records measured at each ISA level replace, in that level's library, the
+     * function at {@code index} of the C functions; a level without records keeps it (the default
+     * schedule, or a record that names no level).
+     *
+     * @return the levels left without a tuned function
+     */
+    private List<String> tunedPerIsaLevel(
+        OperatorSpec op,
+        Method m,
+        OperatorDef def,
+        String fn,
+        String what,
+        String where,
+        int index) {
+      List<String> untuned = new ArrayList<>();
+      for (String level : request.toolchain().isaLevels()) {
+        Tuned t = tuned(op, def, Target.C, level);
+        if (t.record == null) {
+          untuned.add(level);
+          continue;
+        }
+        try {
+          Knobs k = Knobs.configured(t.record.config().values());
+          Schedule ts = schedule(op, m, def, Target.C, k, where);
+          if (!k.unused().isEmpty()) {
+            fallbacks.add(what + " at " + level + ": its record sets knobs " + k.unused());
+            untuned.add(level);
+            continue;
+          }
+          PrimFunc lf = context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, null));
+          cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
+          request
+              .log()
+              .accept(
+                  "  "
+                      + what
+                      + " at "
+                      + level
+                      + ": tuned configuration "
+                      + t.record.config()
+                      + String.format(
+                          Locale.ROOT,
+                          " (%.2f us median on %s)",
+                          t.record.medianUs(),
+                          t.record.device()));
+        } catch (UserError e) {
+          fallbacks.add(what + " at " + level + ": its record is stale: " + e.getMessage());
+          untuned.add(level);
+        }
+      }
+      return untuned;
     }
 
     private Schedule schedule(
@@ -495,13 +573,27 @@ public final class KernelDriver {
     private record Tuned(TuningRecord record, String reason) {}
 
     private Tuned tuned(OperatorSpec op, OperatorDef def, Target target) {
+      return tuned(op, def, target, null);
+    }
+
+    /**
+     * As above; for C, only the records measured at ISA level {@code isa} (null: the records that
+     * name no level, which serve every level).
+     */
+    private Tuned tuned(OperatorSpec op, OperatorDef def, Target target, String isa) {
       List<List<Long>> shape = TuningTask.shapeOf(def);
       if (shape == null) {
         return new Tuned(null, "its shape has symbolic dims (tuning needs a specialization)");
       }
+      List<TuningRecord> records =
+          target != Target.C
+              ? request.tuning()
+              : request.tuning().stream()
+                  .filter(r -> java.util.Objects.equals(r.versions().get("isa"), isa))
+                  .toList();
       TuningLog.Lookup l =
           TuningLog.best(
-              request.tuning(),
+              records,
               lib.name() + "/" + op.name(),
               target.name(),
               shape,
@@ -516,47 +608,73 @@ public final class KernelDriver {
           String src = CCodegen.generate(fs, n);
           String srcPath = "c/" + n + ".c";
           writeString(dir.resolve(srcPath), src);
-          String libPath = "c/" + platform() + "/" + System.mapLibraryName(n);
-          Path so = dir.resolve(libPath);
-          createDirectories(so.getParent());
-          request.toolchain().compileSharedLibrary(src, so);
+          Map<String, String> sources = new LinkedHashMap<>();
+          for (String level : request.toolchain().isaLevels()) {
+            Map<Integer, PrimFunc> tunedHere = cByIsaLevel.getOrDefault(level, Map.of());
+            if (tunedHere.isEmpty()) {
+              sources.put(level, src);
+            } else {
+              List<PrimFunc> lfs = new ArrayList<>(fs);
+              tunedHere.forEach(lfs::set);
+              String ls = CCodegen.generate(lfs, n);
+              sources.put(level, ls);
+              writeString(dir.resolve(cSourcePath(n, level)), ls);
+            }
+          }
+          Map<String, Path> sos =
+              request
+                  .toolchain()
+                  .compileSharedLibraries(
+                      sources,
+                      level -> {
+                        Path so = dir.resolve(cLibraryPath(n, level)).toAbsolutePath();
+                        createDirectories(so.getParent());
+                        return so;
+                      });
+          List<LibraryModel.SharedLibrary> libs = new ArrayList<>();
+          List<Object> libJson = new ArrayList<>();
+          for (var e : sos.entrySet()) {
+            String digest = sha256(readBytes(e.getValue()));
+            libs.add(
+                new LibraryModel.SharedLibrary(e.getKey(), cLibraryPath(n, e.getKey()), digest));
+            Map<String, Object> lj = new LinkedHashMap<>();
+            lj.put("isa", e.getKey());
+            lj.put("file", cLibraryPath(n, e.getKey()));
+            lj.put("sha256", digest);
+            if (!sources.get(e.getKey()).equals(src)) {
+              // Tuned at this level: its own schedules, so its own source.
+              lj.put("source", cSourcePath(n, e.getKey()));
+            }
+            libJson.add(lj);
+          }
           json.put("source", srcPath);
           json.put("sourceSha256", sha256(src.getBytes(StandardCharsets.UTF_8)));
           json.put("platform", platform());
-          json.put("sharedLibrary", libPath);
-          json.put("sharedLibrarySha256", sha256(readBytes(so)));
-          yield new LibraryModel.Module(t, srcPath, sha(src), libPath, null, Map.of());
+          json.put("sharedLibraries", libJson);
+          yield new LibraryModel.Module(t, srcPath, sha(src), libs, null);
         }
         case CUDA -> {
           String src = CudaCodegen.generate(fs, n);
           String srcPath = "cuda/" + n + ".cu";
           writeString(dir.resolve(srcPath), src);
-          List<Integer> sms =
-              request.cudaArchitectures().stream()
-                  .map(a -> Integer.parseInt(a.replaceAll("[^0-9]", "")))
-                  .distinct()
-                  .sorted()
-                  .toList();
-          String virtual = "compute_" + sms.get(0);
-          String ptx = request.toolchain().compilePtx(src, virtual);
-          String ptxPath = "cuda/" + n + ".ptx";
-          writeString(dir.resolve(ptxPath), ptx);
-          Map<Integer, String> cubins = new TreeMap<>();
-          Map<String, Object> cubinJson = new LinkedHashMap<>();
-          for (String arch : request.cudaArchitectures().stream().sorted().distinct().toList()) {
-            byte[] cubin = request.toolchain().compileCubin(src, arch);
-            String p = "cuda/" + n + "." + arch + ".cubin";
-            writeBytes(dir.resolve(p), cubin);
-            cubins.put(Integer.parseInt(arch.replaceAll("[^0-9]", "")), p);
-            cubinJson.put(arch, Map.of("file", p, "sha256", sha256(cubin)));
-          }
+          NativeToolchain.Fatbin fb =
+              request.toolchain().compileFatbin(src, request.cudaArchitectures());
+          String fatbinPath = "cuda/" + n + ".fatbin";
+          writeBytes(dir.resolve(fatbinPath), fb.bytes());
+          String digest = sha256(fb.bytes());
+          Map<String, Object> fj = new LinkedHashMap<>();
+          fj.put("file", fatbinPath);
+          fj.put("sha256", digest);
+          fj.put("architectures", fb.architectures());
           json.put("source", srcPath);
           json.put("sourceSha256", sha(src));
-          json.put("ptx", ptxPath);
-          json.put("ptxArchitecture", virtual);
-          json.put("ptxSha256", sha(ptx));
-          json.put("cubins", cubinJson);
-          yield new LibraryModel.Module(t, srcPath, sha(src), null, ptxPath, cubins);
+          json.put("fatbin", fj);
+          yield new LibraryModel.Module(
+              t,
+              srcPath,
+              sha(src),
+              List.of(),
+              new LibraryModel.Fatbin(fatbinPath, digest, fb.architectures()));
         }
         case OPENCL -> {
           String src = OpenClCodegen.generate(fs, n);
@@ -564,11 +682,21 @@ public final class KernelDriver {
           writeString(dir.resolve(srcPath), src);
           json.put("source", srcPath);
           json.put("sourceSha256", sha(src));
-          yield new LibraryModel.Module(t, srcPath, sha(src), null, null, Map.of());
+          yield new LibraryModel.Module(t, srcPath, sha(src), List.of(), null);
         }
-        case JAVA -> new LibraryModel.Module(t, null, null, null, null, Map.of());
+        case JAVA -> new LibraryModel.Module(t, null, null, List.of(), null);
       };
     }
+  }
+
+  /** {@code c/Name.x86-64-v3.c}: the C source of a level tuned apart from the others. */
+  private static String cSourcePath(String library, String isaLevel) {
+    return "c/" + library + "." + isaLevel + ".c";
+  }
+
+  /** {@code c/linux-amd64/x86-64-v3/libName.so}: a C library's resource for one ISA level. */
+  private static String cLibraryPath(String library, String isaLevel) {
+    return "c/" + platform() + "/" + isaLevel + "/" + System.mapLibraryName(library);
   }
 
   private static Map<Var, Long> parseSpecialization(

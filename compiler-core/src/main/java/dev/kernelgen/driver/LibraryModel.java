@@ -45,21 +45,41 @@ public record LibraryModel(
    *
    * @param source the generated source (C, CUDA, OpenCL C; Java's is compiled with the launcher)
    * @param sourceDigest SHA-256 of the source
-   * @param sharedLibrary C: the shared library for this platform
-   * @param ptx CUDA: the PTX
-   * @param cubins CUDA: a cubin per SM architecture number (90 for sm_90)
+   * @param sharedLibraries C: the shared libraries for this platform, one per ISA level
+   * @param fatbin CUDA: the fatbin, SASS per architecture and PTX of the newest; null elsewhere
    */
   public record Module(
       Target target,
       String source,
       String sourceDigest,
-      String sharedLibrary,
-      String ptx,
-      Map<Integer, String> cubins) {
+      List<SharedLibrary> sharedLibraries,
+      Fatbin fatbin) {
     public Module {
-      cubins = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(cubins));
+      sharedLibraries = sharedLibraries == null ? List.of() : List.copyOf(sharedLibraries);
     }
   }
+
+  /**
+   * A CUDA module's fatbin.
+   *
+   * @param path the resource name, relative to {@link #resourceDir}
+   * @param sha256 its SHA-256, which the launcher checks before loading it
+   * @param architectures what it holds: {@code sm_90} for SASS, {@code compute_90} for PTX
+   */
+  public record Fatbin(String path, String sha256, List<String> architectures) {
+    public Fatbin {
+      architectures = List.copyOf(architectures);
+    }
+  }
+
+  /**
+   * A C module's shared library for one ISA level.
+   *
+   * @param isaLevel the {@code -march} it was compiled with ({@code x86-64-v3})
+   * @param path the resource name, relative to {@link #resourceDir}
+   * @param sha256 the library's SHA-256, which the launcher checks before loading it
+   */
+  public record SharedLibrary(String isaLevel, String path, String sha256) {}
 
   /**
    * An operator: the launcher method {@code name}.

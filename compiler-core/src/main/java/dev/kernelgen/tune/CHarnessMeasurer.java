@@ -41,11 +41,29 @@ import java.util.stream.Stream;
  * one that crashes or hangs is a failed trial and the search goes on.
  */
 public final class CHarnessMeasurer implements Measurer {
-  /** The C flags of an executable: kernelgen's, without those of a shared library. */
+  /**
+   * The C flags of an executable: kernelgen's, without those of a shared library; {@code -march} is
+   * the ISA level measured at ({@link #isaLevel()}).
+   */
   public static final List<String> EXECUTABLE_FLAGS =
       NativeToolchain.DEFAULT_C_FLAGS.stream()
           .filter(f -> !f.equals("-shared") && !f.equals("-fPIC"))
           .toList();
+
+  private String isaLevel;
+
+  /**
+   * The ISA level candidates are compiled for and their records carry ({@code versions.isa}): the
+   * best of the toolchain's levels this CPU runs ({@link NativeToolchain#nativeIsaLevel()}), so
+   * that {@code generate} builds each level's library from that level's records. A toolchain with
+   * one level ({@code withIsaLevels(List.of("x86-64-v3"))}) measures at that level.
+   */
+  public synchronized String isaLevel() {
+    if (isaLevel == null) {
+      isaLevel = toolchain.nativeIsaLevel();
+    }
+    return isaLevel;
+  }
 
   private final NativeToolchain toolchain;
   private final int parallelCompiles;
@@ -154,7 +172,8 @@ public final class CHarnessMeasurer implements Measurer {
     Map<String, String> v = new LinkedHashMap<>();
     v.put("driver", System.getProperty("os.name") + " " + System.getProperty("os.version"));
     v.put("toolchain", firstLine(List.of(toolchain.cc().toString(), "--version")));
-    v.put("flags", String.join(" ", EXECUTABLE_FLAGS));
+    v.put("flags", String.join(" ", EXECUTABLE_FLAGS) + " -march=" + isaLevel());
+    v.put("isa", isaLevel());
     return v;
   }
 
@@ -283,6 +302,7 @@ public final class CHarnessMeasurer implements Measurer {
     List<String> cmd = new ArrayList<>();
     cmd.add(toolchain.cc().toString());
     cmd.addAll(EXECUTABLE_FLAGS);
+    cmd.add("-march=" + isaLevel());
     cmd.add(src.toString());
     cmd.add("-o");
     cmd.add(cand.exe.toString());

@@ -2,6 +2,7 @@ package dev.kernelgen.codegen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kernelgen.diag.UserError;
 import java.nio.file.Files;
@@ -51,6 +52,65 @@ class NativeToolchainTest {
     Matcher m = Pattern.compile("compiling (\\S+kernels\\.c) failed").matcher(e.getMessage());
     assertThat(m.find()).as(e.getMessage()).isTrue();
     assertThat(Files.readString(Path.of(m.group(1)))).contains("undeclared_thing");
+  }
+
+  @Test
+  void aHangingCompilerIsKilledWithItsChildrenAtTheTimeout() throws Exception {
+    Path pidFile = tmp.resolve("child.pid");
+    Path fake = tmp.resolve("fake-cc");
+    // Prints a little, starts a child that keeps the output pipe open, and hangs.
+    Files.writeString(
+        fake, "#!/bin/sh\necho compiling\nsleep 300 &\necho $! > " + pidFile + "\nsleep 300\n");
+    Assumptions.assumeTrue(fake.toFile().setExecutable(true), "cannot make a script executable");
+    NativeToolchain tc = NativeToolchain.fromEnvironment().withCc(fake).withTimeout(2);
+    long start = System.nanoTime();
+    Throwable e = catchThrowable(() -> tc.compileSharedLibrary("int x;", tmp.resolve("x.so")));
+    double seconds = (System.nanoTime() - start) / 1e9;
+    assertThat(e)
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining(fake + " did not finish within 2 s compiling ")
+        .hasMessageContaining("kernels.c")
+        .hasMessageContaining("killed");
+    assertThat(seconds).as("returned at the timeout, not when the tool ended").isLessThan(30);
+    long child = Long.parseLong(Files.readString(pidFile).strip());
+    ProcessHandle h = ProcessHandle.of(child).orElse(null);
+    if (h != null) {
+      h.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive))
+        .as("the child")
+        .isNotEqualTo(java.util.Optional.of(true));
+  }
+
+  @Test
+  void isaLevelsAreChecked() {
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    assertThat(tc.isaLevels()).containsExactly("x86-64-v2", "x86-64-v3", "x86-64-v4");
+    assertThat(tc.cFlags()).noneMatch(f -> f.startsWith("-march"));
+    assertThatThrownBy(() -> tc.withIsaLevels(List.of()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("no CPU ISA level");
+    assertThatThrownBy(() -> tc.withIsaLevels(List.of("x86-64-v3", "x86-64-v3")))
+        .hasMessageContaining("repeat");
+    assertThatThrownBy(() -> tc.withIsaLevels(List.of("-O0")))
+        .hasMessageContaining("'-O0' is not a -march value");
+  }
+
+  @Test
+  void tuningMeasuresAtTheBestConfiguredLevelTheCpuRuns() {
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    Assumptions.assumeTrue(tc.findCc().isPresent(), "no C compiler on PATH");
+    String arch = System.getProperty("os.arch");
+    Assumptions.assumeTrue(arch.equals("amd64") || arch.equals("x86_64"), "not x86-64: " + arch);
+    assertThat(tc.withIsaLevels(List.of("x86-64-v2")).nativeIsaLevel()).isEqualTo("x86-64-v2");
+    assertThat(tc.withIsaLevels(List.of("native")).nativeIsaLevel()).isEqualTo("native");
+    assertThat(tc.nativeIsaLevel()).isIn("x86-64-v2", "x86-64-v3", "x86-64-v4");
+    var measurer =
+        new dev.kernelgen.tune.CHarnessMeasurer(
+            tc.withIsaLevels(List.of("x86-64-v2")), 1, 1, 1, 60);
+    assertThat(measurer.versions())
+        .containsEntry("isa", "x86-64-v2")
+        .hasEntrySatisfying("flags", f -> assertThat(f).endsWith("-march=x86-64-v2"));
   }
 
   @Test

@@ -71,6 +71,65 @@ class DriverTuningTest {
         .isEqualTo(Map.of("vector", 8));
   }
 
+  private static TuningRecord rec(String isa, String device, int vector, double us) {
+    return new TuningRecord(
+        "SmallKernels/add",
+        "C",
+        device,
+        Map.of("isa", isa),
+        SHAPE,
+        Configuration.of(Map.of("vector", vector)),
+        List.of(),
+        "OK",
+        us,
+        us,
+        "",
+        "");
+  }
+
+  @Test
+  void eachIsaLevelsLibraryIsBuiltFromThatLevelsRecordsAndTheOthersFromTheDefault()
+      throws Exception {
+    List<String> log = new ArrayList<>();
+    List<TuningRecord> rs =
+        List.of(
+            rec("x86-64-v4", "cpu A", 16, 1.0),
+            rec("x86-64-v4", "cpu A", 4, 3.0),
+            rec("x86-64-v3", "cpu A", 4, 2.0));
+    LibraryModel m = generate(rs, Map.of(), log);
+    // The model's own configuration stays the default: no record without a level.
+    assertThat(specialized(m).knobs()).isEqualTo(Map.of("vector", 8));
+    Path dir = tmp.resolve("resources").resolve(m.resourceDir());
+    String plain = java.nio.file.Files.readString(dir.resolve("c/SmallKernels.c"));
+    String v3 = java.nio.file.Files.readString(dir.resolve("c/SmallKernels.x86-64-v3.c"));
+    String v4 = java.nio.file.Files.readString(dir.resolve("c/SmallKernels.x86-64-v4.c"));
+    assertThat(v3).isNotEqualTo(plain).isNotEqualTo(v4);
+    assertThat(v4).isNotEqualTo(plain);
+    assertThat(dir.resolve("c/SmallKernels.x86-64-v2.c")).doesNotExist();
+    String manifest = java.nio.file.Files.readString(dir.resolve("manifest.json"));
+    assertThat(manifest)
+        .contains("\"source\": \"c/SmallKernels.x86-64-v3.c\"")
+        .contains("\"source\": \"c/SmallKernels.x86-64-v4.c\"");
+    assertThat(String.join("\n", log))
+        .contains("specialized to n=1024 at x86-64-v4: tuned configuration {vector=16}")
+        .contains("specialized to n=1024 at x86-64-v3: tuned configuration {vector=4}")
+        .doesNotContain("at x86-64-v2: tuned")
+        .contains(
+            "operator 'add' for C specialized to n=1024 at x86-64-v2: no record at this level")
+        .doesNotContain("for C specialized to n=1024: no successful record");
+    // Each level's function: the default splits by 8, v3 by 4, v4 by 16.
+    assertThat(section(plain, "add_n1024")).contains("8");
+    assertThat(section(v3, "add_n1024")).doesNotContain("16");
+    assertThat(section(v4, "add_n1024")).contains("16");
+  }
+
+  /** The text of a C function, from its signature to the next function. */
+  private static String section(String c, String fn) {
+    int from = c.indexOf("void " + fn + "(");
+    int to = c.indexOf("\nvoid ", from + 1);
+    return c.substring(from, to < 0 ? c.length() : to);
+  }
+
   @Test
   void severalDevicesNeedAConfiguredOne() {
     List<TuningRecord> rs = List.of(rec("cpu A", 4, 1.0), rec("cpu B", 16, 0.5));

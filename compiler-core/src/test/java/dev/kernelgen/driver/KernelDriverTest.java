@@ -66,8 +66,16 @@ class KernelDriverTest {
         .contains("s[c].split(i, factor=8)")
         .contains("\"kernelCount\"")
         .contains("c[i] = (a[i] + b[i])");
-    Path so = dir.resolve(m.modules().get(Target.C).sharedLibrary());
-    assertThat(Files.readAllBytes(so)).startsWith(0x7f, 'E', 'L', 'F');
+    List<LibraryModel.SharedLibrary> libs = m.modules().get(Target.C).sharedLibraries();
+    assertThat(libs)
+        .extracting(LibraryModel.SharedLibrary::isaLevel)
+        .containsExactly("x86-64-v2", "x86-64-v3", "x86-64-v4");
+    for (LibraryModel.SharedLibrary l : libs) {
+      byte[] so = Files.readAllBytes(dir.resolve(l.path()));
+      assertThat(so).startsWith(0x7f, 'E', 'L', 'F');
+      assertThat(KernelDriver.sha256(so)).isEqualTo(l.sha256());
+      assertThat(manifest).contains("\"isa\": \"" + l.isaLevel() + "\"").contains(l.sha256());
+    }
     assertThat(Files.readString(dir.resolve("c/SmallKernels.c"))).contains("int64_t add_n1024(");
     assertThat(tmp.resolve("resources.tmp")).doesNotExist();
 
@@ -118,15 +126,49 @@ class KernelDriverTest {
   }
 
   @Test
-  void cudaBuildsPtxAndCubin() {
-    Assumptions.assumeTrue(
-        NativeToolchain.fromEnvironment().findNvcc().isPresent(), "nvcc not found: skipped");
-    LibraryModel m = KernelDriver.generate(request(Specs.Gpu.class).build()).get(0);
+  void cudaBuildsOneFatbinWithSassPerArchitectureAndPtxOfTheNewest() throws Exception {
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    Assumptions.assumeTrue(tc.findNvcc().isPresent(), "nvcc not found: skipped");
+    List<Path> dirs = new java.util.ArrayList<>();
+    dirs.add(tc.nvcc().getParent());
+    for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      dirs.add(Path.of(d.isEmpty() ? "." : d));
+    }
+    dirs.add(Path.of(System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda"), "bin"));
+    dirs.add(Path.of("/usr/local/cuda/bin"));
+    Path cuobjdump =
+        dirs.stream()
+            .map(d -> d.resolve("cuobjdump"))
+            .filter(Files::isExecutable)
+            .findFirst()
+            .orElse(Path.of("cuobjdump"));
+    LibraryModel m =
+        KernelDriver.generate(
+                request(Specs.Gpu.class).cudaArchitectures(List.of("sm_90", "sm_80")).build())
+            .get(0);
     LibraryModel.Module mod = m.modules().get(Target.CUDA);
     Path dir = tmp.resolve("resources/META-INF/kernels/GpuKernels");
-    assertThat(dir.resolve(mod.ptx())).content().contains(".entry scale");
-    assertThat(mod.cubins()).containsKey(90);
-    assertThat(dir.resolve(mod.cubins().get(90))).isNotEmptyFile();
+    assertThat(mod.fatbin().architectures()).containsExactly("sm_80", "sm_90", "compute_90");
+    Path fatbin = dir.resolve(mod.fatbin().path());
+    assertThat(KernelDriver.sha256(Files.readAllBytes(fatbin))).isEqualTo(mod.fatbin().sha256());
+    assertThat(Files.readString(dir.resolve("manifest.json")))
+        .contains("\"fatbin\"")
+        .contains(mod.fatbin().sha256())
+        .doesNotContain("\"cubins\"");
+    Assumptions.assumeTrue(
+        Files.isExecutable(cuobjdump),
+        "no cuobjdump next to nvcc, on PATH or in CUDA_HOME: skipped");
+    Process p =
+        new ProcessBuilder(cuobjdump.toString(), "--list-elf", "--list-ptx", fatbin.toString())
+            .redirectErrorStream(true)
+            .start();
+    String listing = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor()).as(listing).isZero();
+    assertThat(listing)
+        .contains("sm_90.cubin")
+        .contains("sm_80.cubin")
+        .contains("sm_90.ptx")
+        .doesNotContain("sm_80.ptx");
   }
 
   @Test

@@ -88,18 +88,26 @@ public final class GenerateMojo extends AbstractMojo {
   private File nvcc;
 
   /**
-   * The GPU architectures to build cubins for; the PTX embedded beside them is built for the
-   * lowest, so that the driver compiles it for newer GPUs.
+   * The GPU architectures whose SASS goes into each module's fatbin; the PTX beside it is built for
+   * the newest, so that the driver compiles it for newer GPUs.
    */
   @Parameter(property = "kernels.cudaArchitectures", defaultValue = "sm_90")
   private List<String> cudaArchitectures;
 
   /**
-   * Flags for the C compiler; empty (the default): {@code -O3 -march=native -fopenmp -shared -fPIC
-   * -std=c11}. Note that {@code -march=native} ties the library to CPUs like the build machine's.
+   * Flags for the C compiler; empty (the default): {@code -O3 -fopenmp -shared -fPIC -std=c11}. The
+   * {@code -march} comes from {@link #cpuIsaLevels}.
    */
   @Parameter(property = "kernels.cFlags")
   private List<String> cFlags = new ArrayList<>();
+
+  /**
+   * The CPU ISA levels each C module is compiled for, one shared library each, all embedded; the
+   * runtime loads the best one the CPU supports. Default {@code x86-64-v2,x86-64-v3,x86-64-v4}
+   * (SSE4.2; AVX2 and FMA; AVX-512). {@code native} compiles for the build machine's CPU alone.
+   */
+  @Parameter(property = "kernels.cpuIsaLevels", defaultValue = "x86-64-v2,x86-64-v3,x86-64-v4")
+  private List<String> cpuIsaLevels;
 
   /**
    * Which device's tuning records to use, per target, as {@code TARGET=device name} (for example
@@ -136,6 +144,7 @@ public final class GenerateMojo extends AbstractMojo {
             nvcc == null ? null : nvcc.toPath(),
             cudaArchitectures,
             cFlags,
+            MojoParameters.isaLevels(cpuIsaLevels),
             parseTuningDevices(tuningDevices),
             line -> getLog().info(line));
     Generator.Outcome outcome;

@@ -40,6 +40,22 @@ final class MojoParameters {
     return out;
   }
 
+  /**
+   * The ISA levels of {@code <cpuIsaLevels>} ({@code kernels.cpuIsaLevels}), comma-separated or
+   * not.
+   */
+  static List<String> isaLevels(List<String> levels) {
+    List<String> out = new ArrayList<>();
+    for (String l : levels == null ? List.<String>of() : levels) {
+      for (String part : l.split(",")) {
+        if (!part.isBlank()) {
+          out.add(part.strip());
+        }
+      }
+    }
+    return out;
+  }
+
   /** The compile class path without the project's own classes, which do not exist yet. */
   static List<Path> specClassPath(MavenProject project) throws MojoExecutionException {
     try {

@@ -78,6 +78,13 @@ public final class TuneMojo extends AbstractMojo {
   @Parameter(property = "kernels.nvcc")
   private File nvcc;
 
+  /**
+   * The CPU ISA levels {@code generate} builds ({@code kernels.cpuIsaLevels}); C candidates are
+   * measured at the best of them this CPU runs, and their records carry that level.
+   */
+  @Parameter(property = "kernels.cpuIsaLevels", defaultValue = "x86-64-v2,x86-64-v3,x86-64-v4")
+  private List<String> cpuIsaLevels;
+
   @Parameter(defaultValue = "${project}", readonly = true, required = true)
   private MavenProject project;
 
@@ -100,6 +107,7 @@ public final class TuneMojo extends AbstractMojo {
             patience,
             Duration.ofSeconds(timeLimitSeconds),
             repeats,
+            MojoParameters.isaLevels(cpuIsaLevels),
             line -> getLog().info(line));
     try {
       TuneRunner.run(s);

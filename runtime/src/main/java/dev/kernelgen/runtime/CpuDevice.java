@@ -11,6 +11,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -75,14 +77,15 @@ public final class CpuDevice implements Device {
       throw new DeviceException(name() + " runs C kernels, not " + describe(binary));
     }
     lifecycle.checkOpen();
-    byte[] lib = c.sharedLibrary();
+    KernelBinary.C.Library chosen = CpuIsa.select(c);
+    byte[] lib = chosen.bytes();
     if (isLinux()
         && !(lib.length > 4 && lib[0] == 0x7f && lib[1] == 'E' && lib[2] == 'L' && lib[3] == 'F')) {
       // Caught before dlopen, which would fail less clearly (and make the JVM warn about stacks).
       throw new DeviceException(
           name() + ": cannot load C kernel library " + c.name() + ": not an ELF shared library");
     }
-    Path file = cache.extract(lib);
+    Path file = cache.extract(lib, chosen.sha256());
     // Loaded for the life of the process, never unloaded: kernels built with OpenMP pull in
     // libgomp, whose idle worker threads crash if the library is unmapped (dlclose) under them.
     Arena arena = Arena.global();
@@ -94,12 +97,38 @@ public final class CpuDevice implements Device {
           name()
               + ": cannot load C kernel library "
               + c.name()
-              + " from "
+              + " ("
+              + chosen.isaLevel()
+              + ") from "
               + file
               + ": "
-              + e.getMessage(),
+              + e.getMessage()
+              + missingDependencies(lib),
           e);
     }
+  }
+
+  /**
+   * Why the loader may have refused a library: the libraries it needs that this machine cannot load
+   * (libgomp, say), else a hint at symbol versions.
+   */
+  static String missingDependencies(byte[] library) {
+    List<String> missing = new ArrayList<>();
+    for (String needed : ElfNeeded.of(library)) {
+      try {
+        SymbolLookup.libraryLookup(needed, Arena.global());
+      } catch (IllegalArgumentException e) {
+        missing.add(needed);
+      }
+    }
+    if (!missing.isEmpty()) {
+      return "; it needs "
+          + String.join(", ", missing)
+          + ", which this machine does not have (libgomp.so.1: install the OpenMP runtime, e.g."
+          + " the libgomp1 package)";
+    }
+    return "; its dependencies are present, so a symbol or its version is missing (a C library"
+        + " older than the build's?)";
   }
 
   @Override

@@ -250,6 +250,9 @@ public final class CudaDevice implements Device {
     }
     lifecycle.checkOpen();
     makeCurrent();
+    if (cuda.fatbin() != null) {
+      return new CudaModule(cuda.name(), loadFatbin(cuda.name(), cuda.fatbin()));
+    }
     byte[] cubin = cuda.cubins().get(smVersion());
     String cubinFailure = null;
     if (cubin != null) {
@@ -275,6 +278,54 @@ public final class CudaDevice implements Device {
               + (cubinFailure == null ? "" : "; " + cubinFailure));
     }
     return new CudaModule(cuda.name(), loadPtx(cuda, cubinFailure));
+  }
+
+  /** Loads a fatbin after checking its hash and that it holds code this GPU runs. */
+  private CUmodule loadFatbin(String name, KernelBinary.Cuda.Fatbin fatbin) {
+    String digest = NativeLibraryCache.sha256(fatbin.bytes());
+    if (!digest.equalsIgnoreCase(fatbin.sha256())) {
+      throw new DeviceException(
+          name()
+              + ": the fatbin of CUDA module "
+              + name
+              + " is damaged: its SHA-256 is "
+              + digest
+              + ", the launcher was built with "
+              + fatbin.sha256());
+    }
+    int sm = smVersion();
+    if (!fatbin.runsOn(sm)) {
+      throw new DeviceException(
+          name()
+              + ": CUDA module "
+              + name
+              + " has no code for this GPU of compute capability "
+              + sm / 10
+              + "."
+              + sm % 10
+              + ": its fatbin holds "
+              + fatbin.architectures()
+              + " (rebuild with kernels.cudaArchitectures including sm_"
+              + sm
+              + ")");
+    }
+    CUmodule module = new CUmodule();
+    int r = JCudaDriver.cuModuleLoadData(module, fatbin.bytes());
+    if (r != CUresult.CUDA_SUCCESS) {
+      throw new DeviceException(
+          name()
+              + ": the fatbin of CUDA module "
+              + name
+              + " ("
+              + fatbin.architectures()
+              + ") failed to load on compute capability "
+              + sm / 10
+              + "."
+              + sm % 10
+              + ": "
+              + CUresult.stringFor(r));
+    }
+    return module;
   }
 
   /** Loads PTX through the driver's JIT, with its error log in the exception. */

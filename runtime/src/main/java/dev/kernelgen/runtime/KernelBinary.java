@@ -1,5 +1,6 @@
 package dev.kernelgen.runtime;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -14,12 +15,53 @@ public sealed interface KernelBinary {
    * CUDA: cubins per SM architecture ({@code 90} for sm_90) and PTX for the driver to compile when
    * no cubin matches the device. Either may be missing, not both.
    */
-  record Cuda(String name, Map<Integer, byte[]> cubins, String ptx) implements KernelBinary {
+  record Cuda(String name, Map<Integer, byte[]> cubins, String ptx, Fatbin fatbin)
+      implements KernelBinary {
     public Cuda {
       Objects.requireNonNull(name, "name");
       cubins = java.util.Collections.unmodifiableMap(new TreeMap<>(cubins));
-      if (cubins.isEmpty() && ptx == null) {
-        throw new IllegalArgumentException("CUDA module " + name + " has neither cubin nor PTX");
+      if (cubins.isEmpty() && ptx == null && fatbin == null) {
+        throw new IllegalArgumentException(
+            "CUDA module " + name + " has neither cubin, PTX nor fatbin");
+      }
+    }
+
+    /** Cubins and PTX, no fatbin. */
+    public Cuda(String name, Map<Integer, byte[]> cubins, String ptx) {
+      this(name, cubins, ptx, null);
+    }
+
+    /** A module of one fatbin, as the build embeds it. */
+    public static Cuda fatbin(String name, Fatbin fatbin) {
+      return new Cuda(name, Map.of(), null, Objects.requireNonNull(fatbin, "fatbin"));
+    }
+
+    /**
+     * A fatbin: SASS for some architectures and PTX, loaded with {@code cuModuleLoadData}.
+     *
+     * @param bytes the fatbin
+     * @param sha256 the hash the build recorded; the fatbin is loaded only if its bytes have it
+     * @param architectures what it holds: {@code sm_90} (SASS), {@code compute_90} (PTX)
+     */
+    public record Fatbin(byte[] bytes, String sha256, List<String> architectures) {
+      public Fatbin {
+        Objects.requireNonNull(bytes, "bytes");
+        Objects.requireNonNull(sha256, "sha256");
+        architectures = List.copyOf(architectures);
+      }
+
+      /**
+       * Whether a GPU of compute capability {@code sm} (90 for 9.0) runs it: SASS of the same major
+       * version and no newer minor, or PTX of a virtual architecture no newer than the GPU.
+       */
+      public boolean runsOn(int sm) {
+        for (String a : architectures) {
+          int n = Integer.parseInt(a.substring(a.indexOf('_') + 1));
+          if (a.startsWith("sm_") ? n / 10 == sm / 10 && n <= sm : n <= sm) {
+            return true;
+          }
+        }
+        return false;
       }
     }
 
@@ -42,11 +84,43 @@ public sealed interface KernelBinary {
     }
   }
 
-  /** A shared library for this platform, compiled from C by the build. */
-  record C(String name, byte[] sharedLibrary) implements KernelBinary {
+  /**
+   * Shared libraries for this platform, compiled from C by the build, one per ISA level; the device
+   * loads the best one the CPU supports ({@link CpuIsa#select}).
+   */
+  record C(String name, List<Library> libraries) implements KernelBinary {
     public C {
       Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(sharedLibrary, "sharedLibrary");
+      libraries = List.copyOf(libraries);
+      if (libraries.isEmpty()) {
+        throw new IllegalArgumentException("C module " + name + " has no shared library");
+      }
+    }
+
+    /**
+     * A library built for this machine's CPU ({@code -march=native}), checked against its own hash:
+     * for tests and benchmarks that build and run in one place.
+     */
+    public C(String name, byte[] sharedLibrary) {
+      this(
+          name,
+          List.of(
+              new Library(CpuIsa.NATIVE, sharedLibrary, NativeLibraryCache.sha256(sharedLibrary))));
+    }
+
+    /**
+     * One ISA level's library.
+     *
+     * @param isaLevel the {@code -march} it was compiled for ({@code x86-64-v3}, {@code native})
+     * @param bytes the library
+     * @param sha256 the hash the build recorded; the library is loaded only if its bytes have it
+     */
+    public record Library(String isaLevel, byte[] bytes, String sha256) {
+      public Library {
+        Objects.requireNonNull(isaLevel, "isaLevel");
+        Objects.requireNonNull(bytes, "bytes");
+        Objects.requireNonNull(sha256, "sha256");
+      }
     }
   }
 

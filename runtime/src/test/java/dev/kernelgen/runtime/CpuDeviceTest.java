@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kernelgen.annotations.Target;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,5 +107,56 @@ class CpuDeviceTest {
       t.stop();
       assertThat(t.elapsedMillis()).isGreaterThanOrEqualTo(4.0);
     }
+  }
+
+  @Test
+  void aLibraryWhoseDependencyIsMissingNamesIt() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("dep"));
+    Path helper = work.resolve("libkghelper.so");
+    run(
+        work,
+        "cc",
+        "-shared",
+        "-fPIC",
+        "-x",
+        "c",
+        "-o",
+        helper.toString(),
+        "-",
+        "int helper(int x){return x+1;}");
+    Path lib = work.resolve("needs.so");
+    run(
+        work,
+        "cc",
+        "-shared",
+        "-fPIC",
+        "-x",
+        "c",
+        "-o",
+        lib.toString(),
+        "-",
+        "-L" + work,
+        "-lkghelper",
+        "int helper(int); int f(int x){return helper(x);}");
+    byte[] bytes = Files.readAllBytes(lib);
+    assertThat(ElfNeeded.of(bytes)).contains("libkghelper.so");
+    Files.delete(helper);
+    assertThatThrownBy(() -> cpu.loadModule(new KernelBinary.C("needs", bytes)))
+        .isInstanceOf(DeviceException.class)
+        .hasMessageContaining("cannot load C kernel library needs (native)")
+        .hasMessageContaining("it needs libkghelper.so, which this machine does not have");
+  }
+
+  /** Runs a command with {@code stdin} (the last argument) as its input. */
+  private static void run(Path dir, String... cmdAndStdin) throws Exception {
+    String[] cmd = java.util.Arrays.copyOf(cmdAndStdin, cmdAndStdin.length - 1);
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+    try (var in = p.getOutputStream()) {
+      in.write(
+          cmdAndStdin[cmdAndStdin.length - 1].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
   }
 }

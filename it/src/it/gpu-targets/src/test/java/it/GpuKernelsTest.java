@@ -13,13 +13,16 @@ import org.junit.jupiter.api.Test;
 
 class GpuKernelsTest {
   @Test
-  void ptxAndCubinAreEmbedded() throws Exception {
+  void oneFatbinIsEmbedded() throws Exception {
     ClassLoader cl = GpuKernels.class.getClassLoader();
-    try (InputStream in = cl.getResourceAsStream("META-INF/kernels/GpuKernels/cuda/GpuKernels.ptx")) {
-      assertNotNull(in, "PTX resource");
-      assertTrue(new String(in.readAllBytes(), StandardCharsets.UTF_8).contains(".entry scaleAdd"));
+    try (InputStream in = cl.getResourceAsStream("META-INF/kernels/GpuKernels/cuda/GpuKernels.fatbin")) {
+      assertNotNull(in, "fatbin resource");
+      assertTrue(in.readAllBytes().length > 0);
     }
-    assertNotNull(cl.getResource("META-INF/kernels/GpuKernels/cuda/GpuKernels.sm_90.cubin"));
+    try (InputStream in = cl.getResourceAsStream("META-INF/kernels/GpuKernels/manifest.json")) {
+      String manifest = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(manifest.contains("\"compute_90\""), manifest);
+    }
   }
 
   @Test

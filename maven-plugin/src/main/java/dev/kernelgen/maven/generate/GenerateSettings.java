@@ -1,6 +1,7 @@
 package dev.kernelgen.maven.generate;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.NativeToolchain;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ import java.util.function.Consumer;
  * @param nvcc nvcc, or null to search PATH and the usual CUDA directories
  * @param cudaArchitectures cubin architectures ({@code sm_90})
  * @param cFlags C compiler flags; empty: kernelgen's defaults
+ * @param cpuIsaLevels the ISA levels ({@code -march} values) each C module is compiled for
  * @param tuningDevices per target, the device whose tuning records to use; a target not listed uses
  *     the only device its records are of
  * @param info receives progress lines
@@ -41,8 +43,43 @@ public record GenerateSettings(
     Path nvcc,
     List<String> cudaArchitectures,
     List<String> cFlags,
+    List<String> cpuIsaLevels,
     Map<Target, String> tuningDevices,
     Consumer<String> info) {
+  /** Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}). */
+  public GenerateSettings(
+      Path specDirectory,
+      Path tuningDirectory,
+      List<Path> classPath,
+      Path sourcesOutput,
+      Path resourcesOutput,
+      Path stateFile,
+      String pluginVersion,
+      Set<Target> targets,
+      Path cc,
+      Path nvcc,
+      List<String> cudaArchitectures,
+      List<String> cFlags,
+      Map<Target, String> tuningDevices,
+      Consumer<String> info) {
+    this(
+        specDirectory,
+        tuningDirectory,
+        classPath,
+        sourcesOutput,
+        resourcesOutput,
+        stateFile,
+        pluginVersion,
+        targets,
+        cc,
+        nvcc,
+        cudaArchitectures,
+        cFlags,
+        NativeToolchain.DEFAULT_ISA_LEVELS,
+        tuningDevices,
+        info);
+  }
+
   public GenerateSettings {
     Objects.requireNonNull(specDirectory, "specDirectory");
     classPath = List.copyOf(classPath);
@@ -52,6 +89,8 @@ public record GenerateSettings(
     targets = Set.copyOf(targets);
     cudaArchitectures = List.copyOf(cudaArchitectures);
     cFlags = List.copyOf(cFlags);
+    cpuIsaLevels =
+        cpuIsaLevels.isEmpty() ? NativeToolchain.DEFAULT_ISA_LEVELS : List.copyOf(cpuIsaLevels);
     tuningDevices = Map.copyOf(tuningDevices);
     Objects.requireNonNull(info, "info");
   }
@@ -68,6 +107,8 @@ public record GenerateSettings(
         + cudaArchitectures
         + "\ncFlags="
         + cFlags
+        + "\ncpuIsaLevels="
+        + cpuIsaLevels
         + "\ntuningDevices="
         + new java.util.TreeMap<>(tuningDevices)
         + "\nplugin="

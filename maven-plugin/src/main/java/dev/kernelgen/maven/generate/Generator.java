@@ -92,10 +92,7 @@ public final class Generator {
     }
     req.tuning(TuningLog.readDirectory(s.tuningDirectory(), w -> s.info().accept("warning: " + w)))
         .tuningDevices(s.tuningDevices());
-    NativeToolchain tc = NativeToolchain.fromEnvironment().withCc(s.cc()).withNvcc(s.nvcc());
-    if (!s.cFlags().isEmpty()) {
-      tc = tc.withCFlags(s.cFlags());
-    }
+    NativeToolchain tc = toolchain(s);
     req.targets(s.targets())
         .resourcesDir(s.resourcesOutput())
         .toolchain(tc)
@@ -280,10 +277,35 @@ public final class Generator {
    * SHA-256 over everything that decides the output: the configuration, the plugin's version, the
    * spec sources, the tuning logs, and the class path (names, sizes and times of its files).
    */
+  /** The native toolchain the settings configure. */
+  static NativeToolchain toolchain(GenerateSettings s) {
+    NativeToolchain tc = NativeToolchain.fromEnvironment().withCc(s.cc()).withNvcc(s.nvcc());
+    if (!s.cFlags().isEmpty()) {
+      tc = tc.withCFlags(s.cFlags());
+    }
+    return tc.withIsaLevels(s.cpuIsaLevels());
+  }
+
+  /**
+   * The digest of everything that changes the output: the configuration (ISA levels and CUDA
+   * architectures among it), the spec sources, the tuning logs, the compilers found (path and
+   * {@code --version}), the plugin's own code (its jars' or class directories' content), and the
+   * class path (directories by content, jars by size and time).
+   */
   static String digest(GenerateSettings s, List<Path> specs) {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       update(md, s.configuration());
+      NativeToolchain tc = toolchain(s);
+      for (var tool : List.of(tc.findCc(), tc.findNvcc())) {
+        if (tool.isPresent()) {
+          update(md, "tool " + tool.get() + "\n" + toolVersion(tc, tool.get()) + "\n");
+        }
+      }
+      for (Path p : pluginCode()) {
+        update(md, "plugin code " + p.getFileName() + "\n");
+        content(md, p);
+      }
       for (Path p : specs) {
         update(md, "spec " + s.specDirectory().relativize(p) + "\n");
         md.update(Files.readAllBytes(p));
@@ -300,6 +322,8 @@ public final class Generator {
         update(md, "classpath " + p);
         if (Files.isRegularFile(p)) {
           update(md, " " + Files.size(p) + " " + Files.getLastModifiedTime(p).toMillis());
+        } else if (Files.isDirectory(p)) {
+          content(md, p);
         }
         update(md, "\n");
       }
@@ -308,6 +332,59 @@ public final class Generator {
       throw new UncheckedIOException(e);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** A tool's {@code --version} output; a tool that cannot say counts by its path alone. */
+  private static String toolVersion(NativeToolchain tc, Path tool) {
+    try {
+      return tc.version(tool);
+    } catch (UserError e) {
+      return "(no version: " + e.getMessage() + ")";
+    }
+  }
+
+  /** Where the plugin's own classes and the compiler's are: jars, or class directories. */
+  static List<Path> pluginCode() {
+    Set<Path> out = new LinkedHashSet<>();
+    for (Class<?> c :
+        List.of(
+            Generator.class, KernelDriver.class, KernelLibrary.class, LauncherGenerator.class)) {
+      try {
+        out.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()));
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot locate " + c.getName(), e);
+      }
+    }
+    // The runtime's API shapes the generated launchers.
+    try {
+      out.add(
+          Path.of(
+              dev.kernelgen.runtime.launch.Launchers.class
+                  .getProtectionDomain()
+                  .getCodeSource()
+                  .getLocation()
+                  .toURI()));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot locate the kernelgen runtime", e);
+    }
+    return List.copyOf(out);
+  }
+
+  /** A file's bytes, or every file under a directory (relative name and bytes, in order). */
+  private static void content(MessageDigest md, Path p) throws IOException {
+    if (Files.isRegularFile(p)) {
+      md.update(Files.readAllBytes(p));
+      return;
+    }
+    if (!Files.isDirectory(p)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(p)) {
+      for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+        update(md, "file " + p.relativize(f) + " " + Files.size(f) + "\n");
+        md.update(Files.readAllBytes(f));
+      }
     }
   }
 

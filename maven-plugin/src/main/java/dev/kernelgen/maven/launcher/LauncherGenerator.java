@@ -143,8 +143,10 @@ public final class LauncherGenerator {
             .addJavadoc(
                 "Loads the kernels on the best available device among {@link #TARGETS}: CUDA, then"
                     + " OpenCL,\nthen C, then Java; the system property {@code kernelgen.target}"
-                    + " (or the environment\nvariable {@code KERNELGEN_TARGET}) names another.\n")
-            .addStatement("return load($T.device(LIBRARY, TARGETS))", LAUNCHERS)
+                    + " (or the environment\nvariable {@code KERNELGEN_TARGET}) names another."
+                    + " Where the C libraries cannot\nload on this machine, the Java kernels run"
+                    + " (the reason is logged once).\n")
+            .addStatement("return $T.load(LIBRARY, TARGETS, $T::load)", LAUNCHERS, self)
             .build());
     t.addMethod(
         MethodSpec.methodBuilder("device")
@@ -238,29 +240,34 @@ public final class LauncherGenerator {
       switch (target) {
         case C ->
             sw.add(
-                "case C -> $T.c(LIBRARY, $T.class, RESOURCES + $S);\n",
+                "case C -> $T.c(LIBRARY, $T.class$L);\n",
                 LAUNCHERS,
                 self,
-                m.sharedLibrary());
+                m.sharedLibraries().stream()
+                    .map(
+                        l ->
+                            CodeBlock.of(
+                                ",\n    $S, RESOURCES + $S, $S",
+                                l.isaLevel(),
+                                l.path(),
+                                l.sha256()))
+                    .collect(CodeBlock.joining("")));
         case OPENCL ->
             sw.add(
                 "case OPENCL -> $T.openCl(LIBRARY, $T.class, RESOURCES + $S);\n",
                 LAUNCHERS,
                 self,
                 m.source());
-        case CUDA -> {
-          CodeBlock cubins =
-              m.cubins().entrySet().stream()
-                  .map(e -> CodeBlock.of("$L, RESOURCES + $S", e.getKey(), e.getValue()))
-                  .collect(CodeBlock.joining(", "));
-          sw.add(
-              "case CUDA -> $T.cuda(LIBRARY, $T.class, RESOURCES + $S, $T.of($L));\n",
-              LAUNCHERS,
-              self,
-              m.ptx(),
-              Map.class,
-              cubins);
-        }
+        case CUDA ->
+            sw.add(
+                "case CUDA -> $T.cudaFatbin(LIBRARY, $T.class, RESOURCES + $S, $S$L);\n",
+                LAUNCHERS,
+                self,
+                m.fatbin().path(),
+                m.fatbin().sha256(),
+                m.fatbin().architectures().stream()
+                    .map(a -> CodeBlock.of(", $S", a))
+                    .collect(CodeBlock.joining("")));
         case JAVA ->
             sw.add(
                 "case JAVA -> new $T.Java(LIBRARY, $T.class);\n",

@@ -41,7 +41,11 @@ public final class TuneRunner {
       s.info().accept("no kernel specs in " + s.specDirectory() + ": nothing to tune");
       return List.of();
     }
-    NativeToolchain tc = NativeToolchain.fromEnvironment().withCc(s.cc()).withNvcc(s.nvcc());
+    NativeToolchain tc =
+        NativeToolchain.fromEnvironment()
+            .withCc(s.cc())
+            .withNvcc(s.nvcc())
+            .withIsaLevels(s.cpuIsaLevels());
     GenerateRequest.Builder req = GenerateRequest.builder();
     if (Generator.loadSpecs(specs, s.classPath(), req) == 0) {
       s.info().accept("no class in " + s.specDirectory() + " is annotated @KernelLibrary");

@@ -1,6 +1,7 @@
 package dev.kernelgen.maven.tune;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.NativeToolchain;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,8 @@ import java.util.function.Consumer;
  * @param patience stop an operator's search after this many trials without improvement (0: never)
  * @param timeLimit the longest one operator's search may take
  * @param repeats timed samples per C candidate
+ * @param cpuIsaLevels the ISA levels {@code generate} builds; C is measured at the best of them
+ *     this CPU runs, and the records say which
  * @param info receives progress lines
  */
 public record TuneSettings(
@@ -37,7 +40,38 @@ public record TuneSettings(
     int patience,
     Duration timeLimit,
     int repeats,
+    List<String> cpuIsaLevels,
     Consumer<String> info) {
+  /** Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}). */
+  public TuneSettings(
+      Path specDirectory,
+      List<Path> classPath,
+      Path tuningDirectory,
+      Set<Target> targets,
+      List<String> operators,
+      Path cc,
+      Path nvcc,
+      int trials,
+      int patience,
+      Duration timeLimit,
+      int repeats,
+      Consumer<String> info) {
+    this(
+        specDirectory,
+        classPath,
+        tuningDirectory,
+        targets,
+        operators,
+        cc,
+        nvcc,
+        trials,
+        patience,
+        timeLimit,
+        repeats,
+        NativeToolchain.DEFAULT_ISA_LEVELS,
+        info);
+  }
+
   public TuneSettings {
     Objects.requireNonNull(specDirectory, "specDirectory");
     classPath = List.copyOf(classPath);
@@ -45,6 +79,8 @@ public record TuneSettings(
     targets = Set.copyOf(targets);
     operators = List.copyOf(operators);
     Objects.requireNonNull(timeLimit, "timeLimit");
+    cpuIsaLevels =
+        cpuIsaLevels.isEmpty() ? NativeToolchain.DEFAULT_ISA_LEVELS : List.copyOf(cpuIsaLevels);
     Objects.requireNonNull(info, "info");
   }
 }

@@ -140,6 +140,59 @@ class GeneratorTest {
   }
 
   @Test
+  void theDigestCoversCompilerVersionsIsaLevelsArchitecturesAndClassPathDirectories()
+      throws Exception {
+    writeSpec(SPEC.formatted("2f"));
+    List<Path> specs = Generator.specFiles(tmp.resolve("src/main/kernels/java"));
+    Path cc = tmp.resolve("bin/cc");
+    Files.createDirectories(cc.getParent());
+    Files.writeString(cc, "#!/bin/sh\necho 'fakecc 12.2.0'\n");
+    org.junit.jupiter.api.Assumptions.assumeTrue(cc.toFile().setExecutable(true));
+    Path classes = Files.createDirectories(tmp.resolve("deps/classes"));
+    Files.writeString(classes.resolve("A.class"), "one");
+    java.util.function.BiFunction<List<String>, List<String>, GenerateSettings> with =
+        (isa, archs) ->
+            new GenerateSettings(
+                tmp.resolve("src/main/kernels/java"),
+                tmp.resolve("src/main/kernels/tuning"),
+                List.of(classes),
+                tmp.resolve("target/generated-sources/kernels"),
+                tmp.resolve("target/generated-resources/kernels"),
+                tmp.resolve("target/kernelgen/inputs.sha256"),
+                "test",
+                Set.of(Target.C),
+                cc,
+                null,
+                archs,
+                List.of(),
+                isa,
+                java.util.Map.of(),
+                log::add);
+    List<String> levels = List.of("x86-64-v2", "x86-64-v3", "x86-64-v4");
+    String base = Generator.digest(with.apply(levels, List.of("sm_90")), specs);
+    assertThat(Generator.digest(with.apply(levels, List.of("sm_90")), specs))
+        .as("stable")
+        .isEqualTo(base);
+    assertThat(Generator.digest(with.apply(List.of("x86-64-v3"), List.of("sm_90")), specs))
+        .as("ISA levels")
+        .isNotEqualTo(base);
+    assertThat(Generator.digest(with.apply(levels, List.of("sm_80", "sm_90")), specs))
+        .as("CUDA architectures")
+        .isNotEqualTo(base);
+    Files.writeString(cc, "#!/bin/sh\necho 'fakecc 12.3.0'\n");
+    String newCc = Generator.digest(with.apply(levels, List.of("sm_90")), specs);
+    assertThat(newCc).as("the compiler's version").isNotEqualTo(base);
+    Files.writeString(classes.resolve("A.class"), "two");
+    assertThat(Generator.digest(with.apply(levels, List.of("sm_90")), specs))
+        .as("a class-path directory's content")
+        .isNotEqualTo(newCc);
+    assertThat(Generator.pluginCode())
+        .as("the plugin's own code")
+        .isNotEmpty()
+        .allMatch(Files::exists);
+  }
+
+  @Test
   void noSpecsIsNotAnError() {
     assertThat(Generator.run(settings(Set.of()))).isEqualTo(Generator.Outcome.NO_SPECS);
   }

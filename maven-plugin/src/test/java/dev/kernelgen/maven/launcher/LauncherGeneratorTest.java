@@ -82,4 +82,37 @@ class LauncherGeneratorTest {
                 .keySet())
         .contains("dev.kernelgen.maven.launcher.NamingKernels");
   }
+
+  @Test
+  void aCudaLauncherLoadsTheFatbinWithItsHashAndArchitectures() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        dev.kernelgen.codegen.NativeToolchain.fromEnvironment().findNvcc().isPresent(),
+        "nvcc not found: skipped");
+    Path res = tmp.resolve("cuda-res");
+    LibraryModel m = model(TestSpecs.MathSpec.class, res, Target.CUDA, Target.JAVA);
+    LibraryModel.Fatbin f = m.modules().get(Target.CUDA).fatbin();
+    String launcher = LauncherGenerator.generate(m).get(0).content();
+    assertThat(launcher)
+        .contains(
+            "case CUDA -> Launchers.cudaFatbin(LIBRARY, MathKernels.class, RESOURCES + \""
+                + f.path()
+                + "\", \""
+                + f.sha256()
+                + "\", \"sm_90\", \"compute_90\");");
+    List<dev.kernelgen.maven.generate.InMemoryCompiler.Source> sources =
+        new java.util.ArrayList<>();
+    for (LauncherGenerator.GeneratedSource s : LauncherGenerator.generate(m)) {
+      sources.add(new dev.kernelgen.maven.generate.InMemoryCompiler.Source(s.path(), s.content()));
+    }
+    List<Path> cp =
+        java.util.Arrays.stream(
+                System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+            .map(Path::of)
+            .toList();
+    var loader =
+        dev.kernelgen.maven.generate.InMemoryCompiler.compileSources(
+                sources, cp, new java.net.URLClassLoader(new java.net.URL[] {res.toUri().toURL()}))
+            .loader();
+    assertThat(loader.loadClass("dev.kernelgen.maven.launcher.MathKernels")).isNotNull();
+  }
 }

@@ -92,6 +92,12 @@ class TuneRunnerTest {
         .contains("[####################] TinyKernels/scale: 3/3 trials, best ");
     List<TuningRecord> recs = TuningLog.read(tuning.resolve("TinyKernels.jsonl"), log::add);
     assertThat(recs).hasSize(3).allMatch(TuningRecord::isOk);
+    assertThat(recs)
+        .as("C records carry the ISA level they were measured at")
+        .allMatch(
+            rec ->
+                List.of("x86-64-v2", "x86-64-v3", "x86-64-v4", "native")
+                    .contains(rec.versions().get("isa")));
     assertThat(recs.get(0).shape()).containsExactly(List.of(4096L), List.of(4096L));
 
     // Resumed: nothing measured again.
@@ -123,7 +129,10 @@ class TuneRunnerTest {
             log::add));
     assertThat(String.join("\n", log))
         .contains(
-            "operator 'scale' for C specialized to n=4096: tuned configuration " + best.config())
+            "operator 'scale' for C specialized to n=4096 at "
+                + best.versions().get("isa")
+                + ": tuned configuration "
+                + best.config())
         .contains("fell back to default schedules:\n  operator 'scale' for C: its shape");
   }
 

@@ -13,12 +13,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /** What generated launchers share: device choice, embedded kernels, argument checks. */
 public final class Launchers {
@@ -127,15 +131,78 @@ public final class Launchers {
     }
   }
 
-  /** The embedded C shared library. */
-  public static KernelBinary.C c(String library, Class<?> anchor, String path) {
-    return new KernelBinary.C(library, resource(anchor, path));
+  /**
+   * The embedded C shared libraries, one per ISA level: {@code isaPathSha256} holds triples of the
+   * level ({@code x86-64-v3}), the resource path and the SHA-256 the build recorded.
+   */
+  public static KernelBinary.C c(String library, Class<?> anchor, String... isaPathSha256) {
+    if (isaPathSha256.length == 0 || isaPathSha256.length % 3 != 0) {
+      throw new IllegalArgumentException(
+          "C libraries of " + library + ": expected (level, path, sha256) triples");
+    }
+    List<KernelBinary.C.Library> libs = new ArrayList<>();
+    for (int i = 0; i < isaPathSha256.length; i += 3) {
+      libs.add(
+          new KernelBinary.C.Library(
+              isaPathSha256[i], resource(anchor, isaPathSha256[i + 1]), isaPathSha256[i + 2]));
+    }
+    return new KernelBinary.C(library, libs);
+  }
+
+  /**
+   * Loads a library's kernels with {@code load} on {@link #device}; where that is the C device and
+   * its libraries cannot load here (no ISA level fits the CPU, a dependency is missing, the cache
+   * refuses), on the Java device instead when the library has Java kernels and no target was forced
+   * ({@link #TARGET_PROPERTY}). The reason is logged once per library (System.Logger {@code
+   * dev.kernelgen.runtime.launch}, WARNING).
+   */
+  public static <T> T load(String library, List<Target> targets, Function<Device, T> load) {
+    Device device = device(library, targets);
+    if (device.target() != Target.C || !targets.contains(Target.JAVA) || forcedTarget() != null) {
+      return load.apply(device);
+    }
+    try {
+      return load.apply(device);
+    } catch (DeviceException e) {
+      if (FELL_BACK.add(library)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "library "
+                + library
+                + ": the C kernels cannot run on this machine, running the Java kernels instead: "
+                + e.getMessage());
+      }
+      Device java = Devices.probe(Target.JAVA).device().orElseThrow(() -> e);
+      return load.apply(java);
+    }
+  }
+
+  private static final System.Logger LOG = System.getLogger("dev.kernelgen.runtime.launch");
+  private static final Set<String> FELL_BACK = ConcurrentHashMap.newKeySet();
+
+  private static String forcedTarget() {
+    String forced = System.getProperty(TARGET_PROPERTY);
+    if (forced == null || forced.isBlank()) {
+      forced = System.getenv("KERNELGEN_TARGET");
+    }
+    return forced == null || forced.isBlank() ? null : forced;
   }
 
   /** The embedded OpenCL C source. */
   public static KernelBinary.OpenCl openCl(String library, Class<?> anchor, String path) {
     return new KernelBinary.OpenCl(
         library, new String(resource(anchor, path), StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The embedded fatbin, checked against {@code sha256} when loaded; {@code architectures} says
+   * what it holds ({@code sm_90}, {@code compute_90}).
+   */
+  public static KernelBinary.Cuda cudaFatbin(
+      String library, Class<?> anchor, String path, String sha256, String... architectures) {
+    return KernelBinary.Cuda.fatbin(
+        library,
+        new KernelBinary.Cuda.Fatbin(resource(anchor, path), sha256, List.of(architectures)));
   }
 
   /** The embedded PTX and cubins (by SM number). */
