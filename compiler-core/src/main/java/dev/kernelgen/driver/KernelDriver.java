@@ -17,6 +17,7 @@ import dev.kernelgen.driver.LibraryModel.Temporary;
 import dev.kernelgen.driver.LibraryModel.Variant;
 import dev.kernelgen.driver.SpecReader.LibrarySpec;
 import dev.kernelgen.driver.SpecReader.OperatorSpec;
+import dev.kernelgen.lower.IndexWidth;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
 import dev.kernelgen.schedule.Schedule;
@@ -67,6 +68,9 @@ import java.util.stream.Collectors;
 public final class KernelDriver {
   /** Version of the manifest's layout. */
   public static final int MANIFEST_FORMAT = 1;
+
+  /** What names the 64-bit-index kernels of a variant with symbolic dims: {@code <fn>_idx64}. */
+  public static final String WIDE_SUFFIX = "_idx64";
 
   private final GenerateRequest request;
 
@@ -326,8 +330,23 @@ public final class KernelDriver {
         UserError.check(!names.contains(fn), "%s: specialization %s is listed twice", where, spec);
         names.add(fn);
         Map<Target, Build> builds = new EnumMap<>(Target.class);
+        Map<Target, Build> wide = new EnumMap<>(Target.class);
+        // Symbolic dims: 32-bit index kernels, and 64-bit ones for launches past their reach.
+        boolean symbolic = !vdef.dims().isEmpty();
+        if (symbolic) {
+          UserError.check(
+              !names.contains(fn + WIDE_SUFFIX),
+              "%s: kernels '%s' (64-bit indices of '%s') clash with a specialization's name",
+              where,
+              fn + WIDE_SUFFIX,
+              fn);
+        }
         for (Target t : targets) {
-          builds.put(t, build(op, vdef, spec, fn, t));
+          IndexWidth w = symbolic ? IndexWidth.NARROW : IndexWidth.WIDE;
+          builds.put(t, build(op, vdef, spec, fn, t, w));
+          if (symbolic) {
+            wide.put(t, build(op, vdef, spec, fn + WIDE_SUFFIX, t, IndexWidth.WIDE));
+          }
         }
         Map<String, Long> named = new LinkedHashMap<>();
         for (Var v : dims) {
@@ -335,7 +354,7 @@ public final class KernelDriver {
             named.put(v.name(), spec.get(v));
           }
         }
-        variants.add(new Variant(named, builds));
+        variants.add(new Variant(named, builds, wide));
       }
       return new LibraryModel.Operator(
           op.name(),
@@ -348,7 +367,12 @@ public final class KernelDriver {
     }
 
     private Build build(
-        OperatorSpec op, OperatorDef def, Map<Var, Long> spec, String fn, Target target) {
+        OperatorSpec op,
+        OperatorDef def,
+        Map<Var, Long> spec,
+        String fn,
+        Target target,
+        IndexWidth width) {
       String key = lib.name() + "/" + op.name() + "/" + target + specKey(spec);
       Map<String, Integer> configured = request.configurations().get(key);
       Method m = op.schedules().get(target);
@@ -401,7 +425,7 @@ public final class KernelDriver {
           }
         }
         // Java kernels are not tuned (kernels:tune measures native targets only).
-        if (s == null && target != Target.JAVA) {
+        if (s == null && target != Target.JAVA && !fallbacks.contains(what + ": " + tuned.reason)) {
           fallbacks.add(what + ": " + tuned.reason);
         }
       }
@@ -421,7 +445,7 @@ public final class KernelDriver {
           unused,
           knobs.space().keySet());
       Schedule sched = s;
-      PrimFunc f = context(where, () -> Lower.lower(sched, fn, def.args(), target, null));
+      PrimFunc f = context(where, () -> Lower.lower(sched, fn, def.args(), target, width, null));
       List<Kernel> kernels = new ArrayList<>();
       List<Temporary> temps = new ArrayList<>();
       List<PrimFunc> fs = funcs.computeIfAbsent(target, t -> new ArrayList<>());
@@ -669,6 +693,13 @@ public final class KernelDriver {
           bs.put(e.getKey().name(), buildJson(e.getValue()));
         }
         vj.put("targets", bs);
+        if (!v.wideBuilds().isEmpty()) {
+          Map<String, Object> ws = new LinkedHashMap<>();
+          for (var e : v.wideBuilds().entrySet()) {
+            ws.put(e.getKey().name(), buildJson(e.getValue()));
+          }
+          vj.put("targetsIndex64", ws);
+        }
         vs.add(vj);
       }
       o.put("variants", vs);

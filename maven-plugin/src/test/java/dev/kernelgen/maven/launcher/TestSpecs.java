@@ -51,4 +51,22 @@ public final class TestSpecs {
       return OperatorDef.of(List.of(x), plus);
     }
   }
+
+  /**
+   * The last four elements of a symbolic matrix: a launch over [3, 2^30] addresses past 2^31 while
+   * touching four elements (issue 12).
+   */
+  @KernelLibrary(
+      name = "LastRowKernels",
+      targets = {Target.C, Target.JAVA})
+  public static final class LastRowSpec {
+    @Operator
+    public static OperatorDef lastRow() {
+      Var n = var("n");
+      Var m = var("m");
+      Tensor x = placeholder("x", FLOAT32, n, m);
+      Tensor last = compute("last", shape(4), j -> x.at(n.sub(1), m.sub(4).add(j)));
+      return OperatorDef.of(List.of(x), last);
+    }
+  }
 }
