@@ -165,6 +165,17 @@ class IndexWidthTest {
     assertThat(storeIndexTypes(f.body())).containsOnly(DType.INT64);
     assertThat(f.body().show()).contains("12582912L"); // 3 * 2^30 / 256, a 64-bit extent
 
+    // 64-bit extents (long dims): their loops and the addresses computed from them are 64-bit.
+    Tensor la = placeholder("LA", FLOAT32, 3L, 1L << 31);
+    Tensor lb = compute("LB", shape(3L, 1L << 31), (i, j) -> la.at(i, j).add(1f));
+    Schedule ls = Schedule.create(lb);
+    ls.stage(lb).split(ls.stage(lb).axis().get(1), 64);
+    PrimFunc lf = lower(ls, "long_dims", Target.C, IndexWidth.NARROW);
+    assertThat(loopTypes(lf.body()).values()).containsOnly(DType.INT64);
+    assertThat(storeIndexTypes(lf.body())).containsOnly(DType.INT64);
+    assertThat(CCodegen.generate(List.of(lf), "m"))
+        .contains("for (int64_t j_outer = (int64_t)0; j_outer < (int64_t)33554432;");
+
     Tensor x = placeholder("X", FLOAT32, 4, 8);
     Tensor y = compute("Y", shape(4, 8), (i, j) -> x.at(i, j).mul(2f));
     Schedule t = Schedule.create(y);
