@@ -354,7 +354,8 @@ public final class KernelDriver {
             named.put(v.name(), spec.get(v));
           }
         }
-        variants.add(new Variant(named, builds, wide));
+        List<Temporary> intermediates = symbolic ? intermediates(fn, dims) : List.of();
+        variants.add(new Variant(named, builds, wide, intermediates));
       }
       return new LibraryModel.Operator(
           op.name(),
@@ -364,6 +365,36 @@ public final class KernelDriver {
           arguments(def.outputs()),
           dims.stream().map(Var::name).toList(),
           variants);
+    }
+
+    /**
+     * The global buffers of symbolic size in the host functions (C, Java) named {@code fn}: sizes
+     * over the operator's dims only, each once.
+     */
+    private List<Temporary> intermediates(String fn, List<Var> dims) {
+      Map<String, Temporary> out = new LinkedHashMap<>();
+      for (Target t : List.of(Target.C, Target.JAVA)) {
+        for (PrimFunc f : funcs.getOrDefault(t, List.of())) {
+          if (!f.name().equals(fn)) {
+            continue;
+          }
+          new dev.kernelgen.tir.StmtVisitor() {
+            @Override
+            public void visit(dev.kernelgen.tir.Stmt s) {
+              if (s instanceof dev.kernelgen.tir.Allocate a
+                  && a.buffer().scope() == dev.kernelgen.tir.MemoryScope.GLOBAL
+                  && !(a.size() instanceof dev.kernelgen.te.IntImm)
+                  && dims.containsAll(dev.kernelgen.te.FreeVars.of(a.size()))) {
+                out.putIfAbsent(
+                    a.buffer().name() + " " + ExprPrinter.print(a.size()),
+                    new Temporary(a.buffer().name(), a.buffer().dtype(), a.size()));
+              }
+              super.visit(s);
+            }
+          }.visit(f.body());
+        }
+      }
+      return List.copyOf(out.values());
     }
 
     private Build build(

@@ -103,10 +103,17 @@ public record LibraryModel(
    * @param wideBuilds where dims stay symbolic: each target's kernels with 64-bit index arithmetic
    *     (functions named {@code <operator><suffix>_idx64}), run above that count; empty where every
    *     dim is fixed (constant extents choose their own index width)
+   * @param intermediates where dims stay symbolic: the buffers of symbolic size that the C and Java
+   *     kernels allocate themselves (a padded input, a cached stage), whose element counts the
+   *     launcher checks beside the arguments' and the temporaries' before it runs 32-bit kernels
    */
   public record Variant(
-      Map<String, Long> specialization, Map<Target, Build> builds, Map<Target, Build> wideBuilds) {
+      Map<String, Long> specialization,
+      Map<Target, Build> builds,
+      Map<Target, Build> wideBuilds,
+      List<Temporary> intermediates) {
     public Variant {
+      intermediates = List.copyOf(intermediates);
       specialization =
           java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(specialization));
       builds = java.util.Collections.unmodifiableMap(new java.util.EnumMap<>(builds));
@@ -118,7 +125,7 @@ public record LibraryModel(
 
     /** A variant of fixed shape: no 64-bit builds beside. */
     public Variant(Map<String, Long> specialization, Map<Target, Build> builds) {
-      this(specialization, builds, Map.of());
+      this(specialization, builds, Map.of(), List.of());
     }
 
     public boolean isGeneric() {

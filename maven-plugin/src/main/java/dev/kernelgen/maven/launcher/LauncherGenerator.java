@@ -661,8 +661,9 @@ public final class LauncherGenerator {
 
     /**
      * For a variant with symbolic dims: its 64-bit index kernels when some tensor of the launch
-     * (argument or temporary) holds more than {@code ElementCounts.NARROW_ELEMENTS} elements, which
-     * also checks that each fits a buffer; the 32-bit ones follow.
+     * (argument, temporary, or intermediate buffer of the C and Java kernels) holds more than
+     * {@code ElementCounts.NARROW_ELEMENTS} elements, which also checks that each fits a buffer;
+     * the 32-bit ones follow.
      */
     private void widthCode(CodeBlock.Builder c, Target target, Variant v) {
       Build wide = v.wideBuilds().get(target);
@@ -678,13 +679,15 @@ public final class LauncherGenerator {
         a.shape().forEach(d -> of.add(CodeBlock.of("$L", JavaExpr.print(d, dimNames()))));
         counts.add(CodeBlock.of("$T.of($L)", ELEMENT_COUNTS, CodeBlock.join(of, ", ")));
       }
-      for (LibraryModel.Temporary t : wide.temporaries()) {
+      List<LibraryModel.Temporary> buffers = new ArrayList<>(wide.temporaries());
+      buffers.addAll(v.intermediates());
+      for (LibraryModel.Temporary t : buffers) {
         counts.add(
             CodeBlock.of(
                 "$T.of($S, $S, $T.$L, $L)",
                 ELEMENT_COUNTS,
                 op.name(),
-                "temporary " + t.name(),
+                (wide.temporaries().contains(t) ? "temporary " : "intermediate ") + t.name(),
                 DATA_TYPE,
                 t.dtype().name(),
                 JavaExpr.print(t.size(), dimNames())));

@@ -82,6 +82,22 @@ class IndexWidthLauncherTest {
     assertThat(source.indexOf(wide, at)).isLessThan(source.indexOf(narrow, at));
   }
 
+  @Test
+  void theLauncherCountsTheBuffersTheCKernelsAllocateThemselves() throws Exception {
+    LibraryModel m =
+        LauncherGeneratorTest.model(
+            TestSpecs.PaddedSumSpec.class, tmp.resolve("padded"), Target.C, Target.JAVA);
+    LibraryModel.Variant v = m.operators().get(0).variants().get(0);
+    assertThat(v.intermediates())
+        .extracting(LibraryModel.Temporary::name)
+        .containsExactly("Padded");
+    String src = LauncherGenerator.generate(m).get(0).content();
+    assertThat(src)
+        .contains(
+            "ElementCounts.of(\"paddedSum\", \"intermediate Padded\", DataType.FLOAT32, (n * (m"
+                + " + 2L))))) {");
+  }
+
   /** {@code x[n-1, m-4 .. m-1]} is 1, 2, 3, 4; everything else 0. */
   private static MemorySegment matrix(Arena arena, long n, long m) throws Exception {
     Path file = java.nio.file.Files.createTempFile(tmp, "x-" + n + "x" + m, ".bin");
