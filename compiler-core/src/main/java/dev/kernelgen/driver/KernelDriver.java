@@ -324,10 +324,19 @@ public final class KernelDriver {
       }
       List<Variant> variants = new ArrayList<>();
       List<String> names = new ArrayList<>();
+      Map<String, String> wideNames = new LinkedHashMap<>();
       for (Map<Var, Long> spec : specializations) {
         OperatorDef vdef = spec.isEmpty() ? def : Specializer.specialize(def, spec);
         String fn = op.name() + suffix(spec);
         UserError.check(!names.contains(fn), "%s: specialization %s is listed twice", where, spec);
+        UserError.check(
+            !wideNames.containsKey(fn),
+            "%s: specialization %s names its kernels '%s', the name of the 64-bit index kernels of"
+                + " '%s'",
+            where,
+            spec,
+            fn,
+            wideNames.get(fn));
         names.add(fn);
         Map<Target, Build> builds = new EnumMap<>(Target.class);
         Map<Target, Build> wide = new EnumMap<>(Target.class);
@@ -340,6 +349,7 @@ public final class KernelDriver {
               where,
               fn + WIDE_SUFFIX,
               fn);
+          wideNames.put(fn + WIDE_SUFFIX, fn);
         }
         for (Target t : targets) {
           IndexWidth w = symbolic ? IndexWidth.NARROW : IndexWidth.WIDE;
