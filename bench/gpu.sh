@@ -17,7 +17,10 @@
 #   bench/gpu.sh tune OUT       on the GPU machine: kernels:tune (Maven, offline) of the sample's
 #                               thread-pair operator on CUDA: the article's table
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
-#                               every seed kernel (small shapes)
+#                               every seed kernel, every library operator's GPU schedules (each
+#                               one's default and the explicit matmul / conv2d / softmax ones) and
+#                               the tuned depthwise configurations of KG_TUNED (a tuning log;
+#                               default: the last GPU run's), all on small shapes
 #
 # With the device tool: run `bench/gpu.sh prepare` here, then send `bench/gpu.sh $OUT` with
 # carry [".device"].
@@ -156,10 +159,12 @@ fi
 if [[ $cmd == sanitize ]]; then
   out=${2:?usage: bench/gpu.sh sanitize OUT_DIR}
   mkdir -p "$out"
+  tuned=${KG_TUNED:-bench/results/gpu-2026-11-29-b/tuning.jsonl}
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool"
     compute-sanitizer --tool $tool --print-limit 20 "${plain_java[@]}" \
-      dev.kernelgen.bench.gpu.GpuBench "$out/sanitize-$tool" --checks-only 2>&1 | tee "$out/sanitize-$tool.log" | tail -5
+      dev.kernelgen.bench.gpu.GpuBench "$out/sanitize-$tool" --checks-only --tuned "$tuned" 2>&1 |
+      tee "$out/sanitize-$tool.log" | { grep -E "^(checks|library checks|FAILED|=========)" || true; } | tail -8
   done
   exit 0
 fi

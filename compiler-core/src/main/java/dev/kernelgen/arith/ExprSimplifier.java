@@ -22,6 +22,9 @@ import java.util.Map;
  * the dtype gives up (and leaves the node) instead.
  */
 final class ExprSimplifier extends ExprMutator {
+  private static final java.util.Set<BinOp> WIDENING =
+      java.util.EnumSet.of(BinOp.ADD, BinOp.SUB, BinOp.MUL, BinOp.MIN, BinOp.MAX);
+
   private final BoundAnalyzer analyzer;
 
   /** {@code bounds} is read live, so a statement pass may update it between calls. */
@@ -42,7 +45,19 @@ final class ExprSimplifier extends ExprMutator {
       case Binary b -> binary(b);
       case Not n -> LogicRules.not(mutate(n.a()));
       case Select s -> select(s);
-      case Cast c -> ConstantFolding.cast(c.dtype(), mutate(c.value()));
+      case Cast c -> {
+        Expr v = mutate(c.value());
+        // A 32-bit sum, difference, product, min or max widened to 64 bits is the same operation
+        // on widened operands where the 32-bit one does not wrap, and the right value where it
+        // does: distributed, so that 64-bit index arithmetic cancels terms as 32-bit does.
+        if (c.dtype() == DType.INT64
+            && v.dtype() == DType.INT32
+            && v instanceof Binary b
+            && WIDENING.contains(b.op())) {
+          yield mutate(Binary.of(b.op(), Cast.of(DType.INT64, b.a()), Cast.of(DType.INT64, b.b())));
+        }
+        yield ConstantFolding.cast(c.dtype(), v);
+      }
       // Calls, tensor reads, reductions and loads: only their operands simplify.
       default -> mutateChildren(e);
     };

@@ -293,6 +293,15 @@ abstract class CLikePrinter {
     return "(" + expr(f.min(), false) + " + " + expr(f.extent(), false) + ")";
   }
 
+  /**
+   * The first value of a loop, in its variable's type: a bound that loop passes computed in 64 bits
+   * (from 64-bit extents around it) is cast down to a 32-bit loop variable it fits.
+   */
+  final String loopStart(For f) {
+    DType t = f.loopVar().dtype();
+    return expr(f.min().dtype() == t ? f.min() : Cast.of(t, f.min()), true);
+  }
+
   /** A plain {@code for} loop, preceded by the given pragma lines. */
   final void serialFor(For f, List<String> pragmaLines) {
     serialFor(f, pragmaLines, () -> loopBody(f));
@@ -300,7 +309,7 @@ abstract class CLikePrinter {
 
   /** A plain {@code for} loop, preceded by the given pragma lines, with {@code body} inside. */
   final void serialFor(For f, List<String> pragmaLines, Runnable body) {
-    String lo = expr(f.min(), true);
+    String lo = loopStart(f);
     String hi = loopEnd(f);
     String prev = names.current(f.loopVar());
     String v = names.bind(f.loopVar(), f.loopVar().name());

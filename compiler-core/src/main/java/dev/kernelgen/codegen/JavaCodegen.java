@@ -208,8 +208,11 @@ public final class JavaCodegen extends CLikePrinter {
     if (f.kind() == ForKind.PARALLEL) {
       String stream = f.loopVar().dtype() == DType.INT64 ? "LongStream" : "IntStream";
       streams.add(stream);
-      String lo = expr(f.min(), true);
+      String lo = loopStart(f);
       String hi = loopEnd(f);
+      if (f.loopVar().dtype() == DType.INT32 && f.extent().dtype() == DType.INT64) {
+        hi = "(int) (" + hi + ")";
+      }
       String prev = names.current(f.loopVar());
       String v = names.bind(f.loopVar(), f.loopVar().name());
       line(stream + ".range(" + lo + ", " + hi + ").parallel().forEach(" + v + " -> {");
@@ -220,7 +223,7 @@ public final class JavaCodegen extends CLikePrinter {
       names.restore(f.loopVar(), prev);
     } else if (containsParallel(f.body())) {
       // A lambda may capture only (effectively) final locals; a for counter is neither.
-      String lo = expr(f.min(), true);
+      String lo = loopStart(f);
       String hi = loopEnd(f);
       String ty = typeName(f.loopVar().dtype());
       String c = names.fresh(f.loopVar().name() + "_counter");

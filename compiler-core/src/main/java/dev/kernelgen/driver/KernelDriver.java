@@ -19,6 +19,7 @@ import dev.kernelgen.driver.LibraryModel.Variant;
 import dev.kernelgen.driver.SpecReader.LibrarySpec;
 import dev.kernelgen.driver.SpecReader.OperatorSpec;
 import dev.kernelgen.json.Json;
+import dev.kernelgen.lower.IndexWidth;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
 import dev.kernelgen.schedule.Schedule;
@@ -74,6 +75,9 @@ public final class KernelDriver {
    * {@code ptx} and {@code cubins}.
    */
   public static final int MANIFEST_FORMAT = 2;
+
+  /** What names the 64-bit-index kernels of a variant with symbolic dims: {@code <fn>_idx64}. */
+  public static final String WIDE_SUFFIX = "_idx64";
 
   private final GenerateRequest request;
 
@@ -354,14 +358,39 @@ public final class KernelDriver {
       }
       List<Variant> variants = new ArrayList<>();
       List<String> names = new ArrayList<>();
+      Map<String, String> wideNames = new LinkedHashMap<>();
       for (Map<Var, Long> spec : specializations) {
         OperatorDef vdef = spec.isEmpty() ? def : Specializer.specialize(def, spec);
         String fn = op.name() + suffix(spec);
         UserError.check(!names.contains(fn), "%s: specialization %s is listed twice", where, spec);
+        UserError.check(
+            !wideNames.containsKey(fn),
+            "%s: specialization %s names its kernels '%s', the name of the 64-bit index kernels of"
+                + " '%s'",
+            where,
+            spec,
+            fn,
+            wideNames.get(fn));
         names.add(fn);
         Map<Target, Build> builds = new EnumMap<>(Target.class);
+        Map<Target, Build> wide = new EnumMap<>(Target.class);
+        // Symbolic dims: 32-bit index kernels, and 64-bit ones for launches past their reach.
+        boolean symbolic = !vdef.dims().isEmpty();
+        if (symbolic) {
+          UserError.check(
+              !names.contains(fn + WIDE_SUFFIX),
+              "%s: kernels '%s' (64-bit indices of '%s') clash with a specialization's name",
+              where,
+              fn + WIDE_SUFFIX,
+              fn);
+          wideNames.put(fn + WIDE_SUFFIX, fn);
+        }
         for (Target t : targets) {
-          builds.put(t, build(op, vdef, spec, fn, t));
+          IndexWidth w = symbolic ? IndexWidth.NARROW : IndexWidth.WIDE;
+          builds.put(t, build(op, vdef, spec, fn, t, w));
+          if (symbolic) {
+            wide.put(t, build(op, vdef, spec, fn + WIDE_SUFFIX, t, IndexWidth.WIDE));
+          }
         }
         Map<String, Long> named = new LinkedHashMap<>();
         for (Var v : dims) {
@@ -369,7 +398,8 @@ public final class KernelDriver {
             named.put(v.name(), spec.get(v));
           }
         }
-        variants.add(new Variant(named, builds));
+        List<Temporary> intermediates = symbolic ? intermediates(fn, dims) : List.of();
+        variants.add(new Variant(named, builds, wide, intermediates));
       }
       return new LibraryModel.Operator(
           op.name(),
@@ -381,8 +411,43 @@ public final class KernelDriver {
           variants);
     }
 
+    /**
+     * The global buffers of symbolic size in the host functions (C, Java) named {@code fn}: sizes
+     * over the operator's dims only, each once.
+     */
+    private List<Temporary> intermediates(String fn, List<Var> dims) {
+      Map<String, Temporary> out = new LinkedHashMap<>();
+      for (Target t : List.of(Target.C, Target.JAVA)) {
+        for (PrimFunc f : funcs.getOrDefault(t, List.of())) {
+          if (!f.name().equals(fn)) {
+            continue;
+          }
+          new dev.kernelgen.tir.StmtVisitor() {
+            @Override
+            public void visit(dev.kernelgen.tir.Stmt s) {
+              if (s instanceof dev.kernelgen.tir.Allocate a
+                  && a.buffer().scope() == dev.kernelgen.te.MemoryScope.GLOBAL
+                  && !(a.size() instanceof dev.kernelgen.te.IntImm)
+                  && dims.containsAll(dev.kernelgen.te.FreeVars.of(a.size()))) {
+                out.putIfAbsent(
+                    a.buffer().name() + " " + ExprPrinter.print(a.size()),
+                    new Temporary(a.buffer().name(), a.buffer().dtype(), a.size()));
+              }
+              super.visit(s);
+            }
+          }.visit(f.body());
+        }
+      }
+      return List.copyOf(out.values());
+    }
+
     private Build build(
-        OperatorSpec op, OperatorDef def, Map<Var, Long> spec, String fn, Target target) {
+        OperatorSpec op,
+        OperatorDef def,
+        Map<Var, Long> spec,
+        String fn,
+        Target target,
+        IndexWidth width) {
       String key = lib.name() + "/" + op.name() + "/" + target + specKey(spec);
       Map<String, Integer> configured = request.configurations().get(key);
       Method m = op.schedules().get(target);
@@ -437,7 +502,10 @@ public final class KernelDriver {
         }
         // Java kernels are not tuned (kernels:tune measures native targets only); C records by
         // ISA level are looked at below.
-        if (s == null && target != Target.JAVA && target != Target.C) {
+        if (s == null
+            && target != Target.JAVA
+            && target != Target.C
+            && !fallbacks.contains(what + ": " + tuned.reason)) {
           fallbacks.add(what + ": " + tuned.reason);
         }
         if (s == null && target == Target.C) {
@@ -460,7 +528,7 @@ public final class KernelDriver {
           unused,
           knobs.space().keySet());
       Schedule sched = s;
-      PrimFunc f = context(where, () -> Lower.lower(sched, fn, def.args(), target, null));
+      PrimFunc f = context(where, () -> Lower.lower(sched, fn, def.args(), target, width, null));
       List<Kernel> kernels = new ArrayList<>();
       List<Temporary> temps = new ArrayList<>();
       List<PrimFunc> fs = funcs.computeIfAbsent(target, t -> new ArrayList<>());
@@ -479,12 +547,20 @@ public final class KernelDriver {
         kernels.add(new Kernel(f.name(), params(f), null));
         fs.add(f);
         if (target == Target.C && configured == null) {
-          List<String> untuned = tunedPerIsaLevel(op, m, def, fn, what, where, fs.size() - 1);
+          List<String> untuned =
+              tunedPerIsaLevel(op, m, def, fn, width, what, where, fs.size() - 1);
           if (cFallback != null) {
             if (untuned.size() == request.toolchain().isaLevels().size()) {
-              fallbacks.add(cFallback);
+              if (!fallbacks.contains(cFallback)) {
+                fallbacks.add(cFallback);
+              }
             } else {
-              untuned.forEach(l -> fallbacks.add(what + " at " + l + ": no record at this level"));
+              for (String l : untuned) {
+                String line = what + " at " + l + ": no record at this level";
+                if (!fallbacks.contains(line)) {
+                  fallbacks.add(line);
+                }
+              }
             }
           }
         }
@@ -512,6 +588,7 @@ public final class KernelDriver {
         Method m,
         OperatorDef def,
         String fn,
+        IndexWidth width,
         String what,
         String where,
         int index) {
@@ -530,7 +607,8 @@ public final class KernelDriver {
             untuned.add(level);
             continue;
           }
-          PrimFunc lf = context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, null));
+          PrimFunc lf =
+              context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, width, null));
           cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
           request
               .log()
@@ -822,6 +900,13 @@ public final class KernelDriver {
           bs.put(e.getKey().name(), buildJson(e.getValue()));
         }
         vj.put("targets", bs);
+        if (!v.wideBuilds().isEmpty()) {
+          Map<String, Object> ws = new LinkedHashMap<>();
+          for (var e : v.wideBuilds().entrySet()) {
+            ws.put(e.getKey().name(), buildJson(e.getValue()));
+          }
+          vj.put("targetsIndex64", ws);
+        }
         vs.add(vj);
       }
       o.put("variants", vs);

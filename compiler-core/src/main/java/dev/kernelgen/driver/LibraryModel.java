@@ -116,12 +116,36 @@ public record LibraryModel(
   /**
    * The kernels of an operator for one assignment of dims: empty for the generic kernels, else the
    * specialized dims and their values, in the order of the operator's dims.
+   *
+   * @param builds each target's kernels; where dims stay symbolic, with 32-bit index arithmetic
+   *     ({@code lower.IndexWidth.NARROW}), which the launcher runs while every tensor of the launch
+   *     holds at most {@code IndexWidth.NARROW_ELEMENTS} elements
+   * @param wideBuilds where dims stay symbolic: each target's kernels with 64-bit index arithmetic
+   *     (functions named {@code <operator><suffix>_idx64}), run above that count; empty where every
+   *     dim is fixed (constant extents choose their own index width)
+   * @param intermediates where dims stay symbolic: the buffers of symbolic size that the C and Java
+   *     kernels allocate themselves (a padded input, a cached stage), whose element counts the
+   *     launcher checks beside the arguments' and the temporaries' before it runs 32-bit kernels
    */
-  public record Variant(Map<String, Long> specialization, Map<Target, Build> builds) {
+  public record Variant(
+      Map<String, Long> specialization,
+      Map<Target, Build> builds,
+      Map<Target, Build> wideBuilds,
+      List<Temporary> intermediates) {
     public Variant {
+      intermediates = List.copyOf(intermediates);
       specialization =
           java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(specialization));
       builds = java.util.Collections.unmodifiableMap(new java.util.EnumMap<>(builds));
+      wideBuilds =
+          wideBuilds.isEmpty()
+              ? Map.of()
+              : java.util.Collections.unmodifiableMap(new java.util.EnumMap<>(wideBuilds));
+    }
+
+    /** A variant of fixed shape: no 64-bit builds beside. */
+    public Variant(Map<String, Long> specialization, Map<Target, Build> builds) {
+      this(specialization, builds, Map.of(), List.of());
     }
 
     public boolean isGeneric() {

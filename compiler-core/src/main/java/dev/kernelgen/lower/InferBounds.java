@@ -5,6 +5,8 @@ import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.AttachType;
 import dev.kernelgen.schedule.IterVarRelation;
 import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Cast;
+import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
@@ -56,16 +58,18 @@ final class InferBounds {
 
   private InferBounds() {}
 
-  static Bounds run(StageGraph g) {
+  static Bounds run(StageGraph g, IndexWidth width) {
     Bounds b = new Bounds();
     List<Stage> reversed = new ArrayList<>(g.stages);
     java.util.Collections.reverse(reversed);
     for (Stage s : reversed) {
       inferRoot(g, s, b);
-      passDown(s, b);
+      passDown(s, b, width);
       for (IterVar leaf : s.leafIterVars()) {
         boolean zeroBased = b.of(leaf).min() instanceof IntImm m && m.value() == 0;
-        b.loopVars.put(leaf, zeroBased ? leaf.var() : new Var(leaf.name(), leaf.var().dtype()));
+        DType t = loopType(leaf.var().dtype(), b.extent(leaf), width);
+        b.loopVars.put(
+            leaf, zeroBased && t == leaf.var().dtype() ? leaf.var() : new Var(leaf.name(), t));
       }
     }
     return b;
@@ -241,19 +245,62 @@ final class InferBounds {
     return relax;
   }
 
+  /**
+   * The dtype of a loop variable over {@code extent}: 64-bit where the iteration variable is, where
+   * a constant extent passes 2^31 - 1, and for a symbolic extent in a {@link IndexWidth#WIDE}
+   * function; else 32-bit.
+   */
+  static DType loopType(DType declared, Expr extent, IndexWidth width) {
+    if (declared == DType.INT64 || extent.dtype() == DType.INT64) {
+      return DType.INT64;
+    }
+    if (extent instanceof IntImm e) {
+      return e.value() > Integer.MAX_VALUE ? DType.INT64 : declared;
+    }
+    return width == IndexWidth.WIDE ? DType.INT64 : declared;
+  }
+
+  /**
+   * An extent as a split or fuse computes with it: a symbolic one 64-bit in a {@link
+   * IndexWidth#WIDE} function, so that rounding up and products cannot wrap.
+   */
+  private static Expr widened(Expr ext, IndexWidth width) {
+    return width == IndexWidth.WIDE && !(ext instanceof IntImm) && ext.dtype() == DType.INT32
+        ? Cast.of(DType.INT64, ext)
+        : ext;
+  }
+
+  private static Expr constant(IterVar iv, Expr parentExtent, long value) {
+    boolean narrow = iv.var().dtype() == DType.INT32 && value <= Integer.MAX_VALUE;
+    return narrow ? IntImm.of(DType.INT32, value) : IntImm.like(parentExtent, value);
+  }
+
+  /** The product of two extents, 64-bit where constants pass 2^31 - 1. */
+  private static Expr product(Expr a, Expr b) {
+    if (a instanceof IntImm x && b instanceof IntImm y) {
+      long p = Math.multiplyExact(x.value(), y.value());
+      boolean fits = p <= Integer.MAX_VALUE && a.dtype() == DType.INT32 && b.dtype() == DType.INT32;
+      return IntImm.of(fits ? DType.INT32 : DType.INT64, p);
+    }
+    return Simplifier.simplify(a.mul(b));
+  }
+
   /** Extents of derived loops from their parents'. */
-  private static void passDown(Stage s, Bounds b) {
+  private static void passDown(Stage s, Bounds b, IndexWidth width) {
     for (IterVarRelation r : s.relations()) {
       switch (r) {
         case IterVarRelation.Split sp -> {
-          Expr ext = b.extent(sp.parent());
+          Expr declared = b.extent(sp.parent());
+          Expr ext = widened(declared, width);
           Expr outer;
           Expr inner;
+          // A constant part in the dtype the schedule gave its loop: 32-bit under a fused 64-bit
+          // extent, so that the thread index of a block of 256 stays an int.
           if (sp.factor() > 0) {
-            inner = IntImm.like(ext, sp.factor());
+            inner = constant(sp.inner(), declared, sp.factor());
             outer = ceilDiv(ext, sp.factor());
           } else {
-            outer = IntImm.like(ext, sp.nparts());
+            outer = constant(sp.outer(), declared, sp.nparts());
             inner = ceilDiv(ext, sp.nparts());
           }
           b.ranges.put(sp.outer(), Range.fromExtent(outer));
@@ -263,7 +310,9 @@ final class InferBounds {
             b.ranges.put(
                 fu.fused(),
                 Range.fromExtent(
-                    Simplifier.simplify(b.extent(fu.outer()).mul(b.extent(fu.inner())))));
+                    product(
+                        widened(b.extent(fu.outer()), width),
+                        widened(b.extent(fu.inner()), width))));
       }
     }
   }

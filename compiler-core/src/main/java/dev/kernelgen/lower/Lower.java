@@ -50,14 +50,29 @@ public final class Lower {
    */
   public static PrimFunc lower(
       Schedule schedule, String name, List<Tensor> args, Target target, Consumer<String> dump) {
+    return lower(schedule, name, args, target, IndexWidth.WIDE, dump);
+  }
+
+  /**
+   * Lowers with index arithmetic of {@code width} where extents are symbolic ({@link IndexWidth}):
+   * the driver builds a generic operator both ways, and the launcher picks one by the element
+   * counts of the launch.
+   */
+  public static PrimFunc lower(
+      Schedule schedule,
+      String name,
+      List<Tensor> args,
+      Target target,
+      IndexWidth width,
+      Consumer<String> dump) {
     Map<Tensor, Buffer> params = params(schedule, args);
     StageGraph graph = StageGraph.inline(schedule);
-    InferBounds.Bounds bounds = InferBounds.run(graph);
+    InferBounds.Bounds bounds = InferBounds.run(graph, width);
     Stmt body = ScheduleOps.run(graph, bounds);
     if (dump != null) {
       dump.accept("after schedule_ops:\n" + body.show());
     }
-    for (Pass p : passes(target, params, storageOrders(schedule))) {
+    for (Pass p : passes(target, params, storageOrders(schedule), width)) {
       Stmt next = p.fn().apply(body);
       if (dump != null && next != body) {
         dump.accept("after " + p.name() + ":\n" + next.show());
@@ -91,8 +106,17 @@ public final class Lower {
    */
   public static List<Pass> passes(
       Target target, Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders) {
+    return passes(target, params, storageOrders, IndexWidth.WIDE);
+  }
+
+  /** The passes after loop-nest construction, flattening storage for index {@code width}. */
+  public static List<Pass> passes(
+      Target target,
+      Map<Tensor, Buffer> params,
+      Map<Tensor, List<Integer>> storageOrders,
+      IndexWidth width) {
     List<Pass> out = new ArrayList<>();
-    out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params, storageOrders)));
+    out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params, storageOrders, width)));
     out.add(new Pass("inject_virtual_thread", InjectVirtualThread::run));
     out.add(new Pass("unroll_loops", UnrollLoops::run));
     out.add(new Pass("simplify", Simplifier::simplify));

@@ -3,6 +3,8 @@ package dev.kernelgen.lower;
 import dev.kernelgen.arith.ConstIntBound;
 import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Cast;
 import dev.kernelgen.te.DType;
@@ -11,6 +13,7 @@ import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Load;
 import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Range;
+import dev.kernelgen.te.Select;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
@@ -33,7 +36,9 @@ import java.util.Map;
  * of its (constant, where bounds allow) size, and every access an index {@code sum((i_d - min_d) *
  * stride_d)}, row-major unless the schedule ordered the stage's storage ({@code reorder_storage}:
  * the strides follow that order). Parameters are indexed by their shapes. Indices are 32-bit when
- * the buffer is known to hold fewer than 2^31 elements, else 64-bit.
+ * the buffer is known to hold fewer than 2^31 elements (a constant size, or a symbolic one in an
+ * {@link IndexWidth#NARROW} function, whose launcher checks it), else 64-bit: then every index is
+ * widened at its leaves ({@link #widen}), so that no 32-bit sum or product before the cast wraps.
  */
 final class StorageFlatten extends StmtMutator {
   private record Layout(Buffer buffer, List<Expr> mins, List<Expr> strides, DType indexType) {}
@@ -41,9 +46,12 @@ final class StorageFlatten extends StmtMutator {
   private final Map<Tensor, Layout> layouts = new HashMap<>();
   private final Map<Var, ConstIntBound> loopBounds = new HashMap<>();
   private final Map<Tensor, List<Integer>> storageOrders;
+  private final IndexWidth width;
 
-  private StorageFlatten(Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders) {
+  private StorageFlatten(
+      Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders, IndexWidth width) {
     this.storageOrders = storageOrders;
+    this.width = width;
     for (var e : params.entrySet()) {
       List<Expr> shape = e.getKey().shape();
       List<Expr> mins = new ArrayList<>();
@@ -54,13 +62,16 @@ final class StorageFlatten extends StmtMutator {
     }
   }
 
-  static Stmt run(Stmt body, Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders) {
-    return new StorageFlatten(params, storageOrders).mutate(body);
+  static Stmt run(
+      Stmt body,
+      Map<Tensor, Buffer> params,
+      Map<Tensor, List<Integer>> storageOrders,
+      IndexWidth width) {
+    return new StorageFlatten(params, storageOrders, width).mutate(body);
   }
 
   /** Strides for dimensions stored in {@code order} (outermost first; empty: row-major). */
-  private static Layout layout(
-      Buffer buffer, List<Expr> mins, List<Expr> extents, List<Integer> order) {
+  private Layout layout(Buffer buffer, List<Expr> mins, List<Expr> extents, List<Integer> order) {
     Expr[] strides = new Expr[extents.size()];
     Expr stride = IntImm.of(DType.INT64, 1);
     for (int k = extents.size() - 1; k >= 0; k--) {
@@ -68,11 +79,51 @@ final class StorageFlatten extends StmtMutator {
       strides[d] = stride;
       stride = Simplifier.simplify(stride.mul(Cast.of(DType.INT64, extents.get(d))));
     }
-    boolean small = stride instanceof IntImm s && s.value() < Integer.MAX_VALUE;
+    boolean small =
+        stride instanceof IntImm s
+            ? s.value() < Integer.MAX_VALUE
+            : width == IndexWidth.NARROW
+                && extents.stream().allMatch(e -> e.dtype() == DType.INT32);
     DType it = small ? DType.INT32 : DType.INT64;
     List<Expr> typed =
-        Arrays.stream(strides).map(x -> Simplifier.simplify(Cast.of(it, x))).toList();
+        Arrays.stream(strides)
+            .map(x -> Simplifier.simplify(x instanceof IntImm ? Cast.of(it, x) : narrow(it, x)))
+            .toList();
     return new Layout(buffer, mins, typed, it);
+  }
+
+  /**
+   * A symbolic stride in index type {@code it}: for 32-bit, the product of the 32-bit extents that
+   * the 64-bit one was built from (the launcher checked it fits), not a narrowing cast of it.
+   */
+  private static Expr narrow(DType it, Expr stride) {
+    if (it == DType.INT64) {
+      return stride;
+    }
+    return switch (stride) {
+      case Cast c when c.dtype() == DType.INT64 && c.value().dtype() == DType.INT32 -> c.value();
+      case IntImm i -> IntImm.of(DType.INT32, i.value());
+      case Binary b when b.op() == BinOp.MUL -> narrow(it, b.a()).mul(narrow(it, b.b()));
+      default -> Cast.of(it, stride);
+    };
+  }
+
+  /**
+   * An index expression in 64 bits, cast at its leaves (variables, loads, 32-bit casts) and not at
+   * its root: {@code i * w + j} becomes {@code (long) i * (long) w + (long) j}, which cannot wrap
+   * where the 32-bit sum would.
+   */
+  static Expr widen(Expr e) {
+    if (e.dtype() != DType.INT32) {
+      return e;
+    }
+    return switch (e) {
+      case IntImm i -> IntImm.of(DType.INT64, i.value());
+      case Binary b when !b.op().isComparison() && !b.op().isLogical() ->
+          Binary.of(b.op(), widen(b.a()), widen(b.b()));
+      case Select s -> new Select(s.cond(), widen(s.trueValue()), widen(s.falseValue()));
+      default -> Cast.of(DType.INT64, e);
+    };
   }
 
   @Override
@@ -135,7 +186,10 @@ final class StorageFlatten extends StmtMutator {
     for (Expr e : extents) {
       size = size.mul(Cast.of(DType.INT64, e));
     }
-    size = Simplifier.simplify(Cast.of(l.indexType(), size));
+    size = Simplifier.simplify(size);
+    size =
+        Simplifier.simplify(
+            size instanceof IntImm ? Cast.of(l.indexType(), size) : narrow(l.indexType(), size));
     return new Allocate(buffer, size, mutate(r.body()));
   }
 
@@ -161,8 +215,8 @@ final class StorageFlatten extends StmtMutator {
     DType it = l.indexType();
     Expr flat = IntImm.of(it, 0);
     for (int d = 0; d < indices.size(); d++) {
-      Expr i = Cast.of(it, indices.get(d));
-      Expr min = Cast.of(it, l.mins().get(d));
+      Expr i = it == DType.INT64 ? widen(indices.get(d)) : Cast.of(it, indices.get(d));
+      Expr min = it == DType.INT64 ? widen(l.mins().get(d)) : Cast.of(it, l.mins().get(d));
       flat = flat.add(i.sub(min).mul(l.strides().get(d)));
     }
     return Simplifier.simplify(flat);

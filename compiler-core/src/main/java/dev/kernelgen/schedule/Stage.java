@@ -2,7 +2,9 @@ package dev.kernelgen.schedule;
 
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.ComputeOp;
+import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Operation;
@@ -216,8 +218,9 @@ public final class Stage {
   public record Split(IterVar outer, IterVar inner) {}
 
   private Split doSplit(IterVar parent, long factor, long nparts) {
-    IterVar outer = derived(parent.name() + ".outer", parent.kind());
-    IterVar inner = derived(parent.name() + ".inner", parent.kind());
+    DType t = parent.var().dtype();
+    IterVar outer = derived(parent.name() + ".outer", parent.kind(), t);
+    IterVar inner = derived(parent.name() + ".inner", parent.kind(), t);
     relations.add(new IterVarRelation.Split(parent, outer, inner, factor, nparts));
     int pos = leafIterVars.indexOf(parent);
     leafIterVars.set(pos, inner);
@@ -225,8 +228,60 @@ public final class Stage {
     return new Split(outer, inner);
   }
 
-  private static IterVar derived(String name, IterVar.Kind kind) {
-    return new IterVar(new Var(name), null, kind);
+  /**
+   * A loop a split or fuse made, with the index dtype of its parent: 64-bit under a 64-bit parent
+   * (lowering widens further where an extent it infers needs it, {@code lower/InferBounds}).
+   */
+  private static IterVar derived(String name, IterVar.Kind kind, DType dtype) {
+    return new IterVar(new Var(name, dtype), null, kind);
+  }
+
+  /**
+   * The index dtype of the loop fusing {@code outer} and {@code inner}: 64-bit when either is, or
+   * when their constant extents multiply past 2^31 - 1.
+   */
+  private DType fusedType(IterVar outer, IterVar inner) {
+    if (outer.var().dtype() == DType.INT64 || inner.var().dtype() == DType.INT64) {
+      return DType.INT64;
+    }
+    long a = constExtent(outer);
+    long b = constExtent(inner);
+    boolean big = a > 0 && b > 0 && (Math.multiplyHigh(a, b) != 0 || a * b > Integer.MAX_VALUE);
+    return big ? DType.INT64 : DType.INT32;
+  }
+
+  /** The extent of {@code iv} when the relations make it a constant, else -1. */
+  private long constExtent(IterVar iv) {
+    if (iv.dom() != null) {
+      return iv.dom().extent() instanceof IntImm e ? e.value() : -1;
+    }
+    for (IterVarRelation r : relations) {
+      switch (r) {
+        case IterVarRelation.Split sp -> {
+          if (sp.outer() != iv && sp.inner() != iv) {
+            continue;
+          }
+          long p = constExtent(sp.parent());
+          if (sp.inner() == iv) {
+            return sp.factor() > 0 ? sp.factor() : p < 0 ? -1 : ceilDiv(p, sp.nparts());
+          }
+          return sp.nparts() > 0 ? sp.nparts() : p < 0 ? -1 : ceilDiv(p, sp.factor());
+        }
+        case IterVarRelation.Fuse fu -> {
+          if (fu.fused() != iv) {
+            continue;
+          }
+          long a = constExtent(fu.outer());
+          long b = constExtent(fu.inner());
+          return a < 0 || b < 0 || Math.multiplyHigh(a, b) != 0 ? -1 : a * b;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return (a + b - 1) / b;
   }
 
   /** The four loops a tile made: {@code x.outer, y.outer, x.inner, y.inner}... in loop order. */
@@ -268,7 +323,9 @@ public final class Stage {
         inner.name(),
         inner.kind(),
         name());
-    IterVar fused = derived(outer.name() + "." + inner.name() + ".fused", outer.kind());
+    IterVar fused =
+        derived(
+            outer.name() + "." + inner.name() + ".fused", outer.kind(), fusedType(outer, inner));
     relations.add(new IterVarRelation.Fuse(outer, inner, fused));
     leafIterVars.remove(pi);
     leafIterVars.set(po, fused);

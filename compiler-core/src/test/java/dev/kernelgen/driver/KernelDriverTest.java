@@ -97,6 +97,32 @@ class KernelDriverTest {
   }
 
   @Test
+  void symbolicDimsGet32And64BitIndexKernelsAndFixedShapesOne() throws Exception {
+    LibraryModel m =
+        KernelDriver.generate(request(Specs.Small.class, Target.C, Target.JAVA).build()).get(0);
+    LibraryModel.Operator add = m.operators().get(0);
+    LibraryModel.Variant generic = add.variants().get(0);
+    assertThat(generic.wideBuilds().get(Target.C).kernels().get(0).name())
+        .isEqualTo("add" + KernelDriver.WIDE_SUFFIX);
+    assertThat(add.variants().get(1).wideBuilds()).isEmpty();
+    Path dir = tmp.resolve("resources/META-INF/kernels/SmallKernels");
+    String c = Files.readString(dir.resolve("c/SmallKernels.c"));
+    assertThat(c).contains("void add(", "void add_idx64(", "void add_n1024(", "void rowSum_idx64(");
+    assertThat(c).doesNotContain("add_n1024_idx64");
+    assertThat(Files.readString(dir.resolve("manifest.json"))).contains("\"targetsIndex64\"");
+    assertThat(m.javaKernelSource()).contains("public static void add_idx64(");
+  }
+
+  @Test
+  void aSpecializationNamedLikeThe64BitKernelsIsAnError() {
+    assertThatThrownBy(() -> KernelDriver.generate(request(Specs.WideNameClash.class).build()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining(
+            "specialization {idx=64} names its kernels 'x_idx64', the name of the 64-bit index"
+                + " kernels of 'x'");
+  }
+
+  @Test
   void gpuTargetsGetDefaultSchedulesWithLaunchGeometry() {
     LibraryModel m =
         KernelDriver.generate(request(Specs.Small.class, Target.OPENCL).build()).get(0);

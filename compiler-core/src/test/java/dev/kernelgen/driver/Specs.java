@@ -143,4 +143,17 @@ final class Specs {
       return null;
     }
   }
+
+  /** A specialization whose kernels would take the name of the generic 64-bit index kernels. */
+  @KernelLibrary(
+      name = "ClashKernels",
+      targets = {Target.JAVA})
+  static final class WideNameClash {
+    @Operator(specialize = {"idx=64"})
+    public static OperatorDef x() {
+      Var idx = var("idx");
+      Tensor a = placeholder("a", FLOAT32, idx);
+      return OperatorDef.of(List.of(a), compute("b", shape(idx), i -> a.at(i).add(1f)));
+    }
+  }
 }

@@ -6,6 +6,7 @@ import dev.kernelgen.codegen.JavaCodegen;
 import dev.kernelgen.eval.IRInterpreter;
 import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.eval.TensorInterpreter;
+import dev.kernelgen.lower.IndexWidth;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Expr;
@@ -60,32 +61,37 @@ public final class Check {
       inputs.put(t, NDArray.random(t.dtype(), seed++, shape(t, dims)));
     }
     Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(s.outputs(), inputs, dims);
-    for (Backend b : backends) {
-      Target target = b == Backend.JAVA ? Target.JAVA : Target.C;
-      String name = "kernel" + COUNTER.incrementAndGet();
-      PrimFunc f = Lower.lower(s, name, args, target, null);
-      Map<Tensor, NDArray> outputs = new HashMap<>();
-      List<NDArray> buffers = new ArrayList<>();
-      for (Tensor t : args) {
-        NDArray a = inputs.get(t);
-        if (a == null) {
-          a = NDArray.zeros(t.dtype(), shape(t, dims));
-          fillNaN(a);
-          outputs.put(t, a);
+    // With symbolic dims, both index widths the driver builds (32-bit and 64-bit indices).
+    List<IndexWidth> widths =
+        dims.isEmpty() ? List.of(IndexWidth.WIDE) : List.of(IndexWidth.NARROW, IndexWidth.WIDE);
+    for (IndexWidth width : widths) {
+      for (Backend b : backends) {
+        Target target = b == Backend.JAVA ? Target.JAVA : Target.C;
+        String name = "kernel" + COUNTER.incrementAndGet();
+        PrimFunc f = Lower.lower(s, name, args, target, width, null);
+        Map<Tensor, NDArray> outputs = new HashMap<>();
+        List<NDArray> buffers = new ArrayList<>();
+        for (Tensor t : args) {
+          NDArray a = inputs.get(t);
+          if (a == null) {
+            a = NDArray.zeros(t.dtype(), shape(t, dims));
+            fillNaN(a);
+            outputs.put(t, a);
+          }
+          buffers.add(a);
         }
-        buffers.add(a);
-      }
-      long[] scalars = f.scalars().stream().mapToLong(v -> value(v, dims)).toArray();
-      try {
-        run(b, f, buffers, dims, scalars);
-      } catch (RuntimeException | Error e) {
-        throw new AssertionError(b + " failed on\n" + f, e);
-      }
-      for (Tensor t : s.outputs()) {
-        String diff = NDArray.compare(expected.get(t), outputs.get(t), rtol, atol);
-        if (diff != null) {
-          throw new AssertionError(
-              b + ": output '" + t.name() + "' differs from the oracle: " + diff + "\n" + f);
+        long[] scalars = f.scalars().stream().mapToLong(v -> value(v, dims)).toArray();
+        try {
+          run(b, f, buffers, dims, scalars);
+        } catch (RuntimeException | Error e) {
+          throw new AssertionError(b + " failed on\n" + f, e);
+        }
+        for (Tensor t : s.outputs()) {
+          String diff = NDArray.compare(expected.get(t), outputs.get(t), rtol, atol);
+          if (diff != null) {
+            throw new AssertionError(
+                b + ": output '" + t.name() + "' differs from the oracle: " + diff + "\n" + f);
+          }
         }
       }
     }

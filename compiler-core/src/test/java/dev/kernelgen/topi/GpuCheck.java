@@ -4,6 +4,7 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.eval.IRInterpreter;
 import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.eval.TensorInterpreter;
+import dev.kernelgen.lower.IndexWidth;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
@@ -23,7 +24,15 @@ import java.util.Map;
 public final class GpuCheck {
   private GpuCheck() {}
 
+  /** Checks the kernels of both index widths where dims are symbolic, as the driver builds them. */
   public static void check(Schedule s, Map<Var, Long> dims) {
+    if (!dims.isEmpty()) {
+      check(s, dims, IndexWidth.NARROW);
+    }
+    check(s, dims, IndexWidth.WIDE);
+  }
+
+  private static void check(Schedule s, Map<Var, Long> dims, IndexWidth width) {
     List<Tensor> args = new ArrayList<>(s.inputs());
     args.addAll(s.outputs());
     Map<Tensor, NDArray> inputs = new LinkedHashMap<>();
@@ -32,7 +41,7 @@ public final class GpuCheck {
       inputs.put(t, NDArray.random(t.dtype(), seed++, Check.shape(t, dims)));
     }
     Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(s.outputs(), inputs, dims);
-    PrimFunc f = Lower.lower(s, "gpu_check", args, Target.CUDA, null);
+    PrimFunc f = Lower.lower(s, "gpu_check", args, Target.CUDA, width, null);
     Map<Tensor, NDArray> outputs = new HashMap<>();
     List<NDArray> buffers = new ArrayList<>();
     for (Tensor t : args) {

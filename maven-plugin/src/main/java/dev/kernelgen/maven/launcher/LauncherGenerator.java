@@ -55,6 +55,7 @@ public final class LauncherGenerator {
   private static final ClassName LIFECYCLE = ClassName.get(RUNTIME, "Lifecycle");
   private static final ClassName CHECKS = ClassName.get(RUNTIME, "Checks");
   private static final ClassName WORKSPACE = ClassName.get(LAUNCH, "Workspace");
+  private static final ClassName ELEMENT_COUNTS = ClassName.get(LAUNCH, "ElementCounts");
 
   /** A generated source file: its path under the source root and its text. */
   public record GeneratedSource(String path, String content) {}
@@ -710,6 +711,7 @@ public final class LauncherGenerator {
       for (Variant v : ordered) {
         Build b = v.builds().get(target);
         if (v.isGeneric()) {
+          widthCode(c, target, v);
           variantCode(c, target, b);
         } else {
           String cond =
@@ -717,12 +719,52 @@ public final class LauncherGenerator {
                   .map(e -> dimNames().get(e.getKey()) + " == " + e.getValue() + "L")
                   .collect(Collectors.joining(" && "));
           c.beginControlFlow("if ($L)", cond);
+          widthCode(c, target, v);
           variantCode(c, target, b);
           c.addStatement("return");
           c.endControlFlow();
         }
       }
       return c.build();
+    }
+
+    /**
+     * For a variant with symbolic dims: its 64-bit index kernels when some tensor of the launch
+     * (argument, temporary, or intermediate buffer of the C and Java kernels) holds more than
+     * {@code ElementCounts.NARROW_ELEMENTS} elements, which also checks that each fits a buffer;
+     * the 32-bit ones follow.
+     */
+    private void widthCode(CodeBlock.Builder c, Target target, Variant v) {
+      Build wide = v.wideBuilds().get(target);
+      if (wide == null) {
+        return;
+      }
+      List<CodeBlock> counts = new ArrayList<>();
+      List<Argument> args = new ArrayList<>(op.inputs());
+      args.addAll(op.outputs());
+      for (Argument a : args) {
+        List<CodeBlock> of = new ArrayList<>();
+        of.add(CodeBlock.of("$S, $S, $T.$L", op.name(), a.name(), DATA_TYPE, a.dtype().name()));
+        a.shape().forEach(d -> of.add(CodeBlock.of("$L", JavaExpr.print(d, dimNames()))));
+        counts.add(CodeBlock.of("$T.of($L)", ELEMENT_COUNTS, CodeBlock.join(of, ", ")));
+      }
+      List<LibraryModel.Temporary> buffers = new ArrayList<>(wide.temporaries());
+      buffers.addAll(v.intermediates());
+      for (LibraryModel.Temporary t : buffers) {
+        counts.add(
+            CodeBlock.of(
+                "$T.of($S, $S, $T.$L, $L)",
+                ELEMENT_COUNTS,
+                op.name(),
+                (wide.temporaries().contains(t) ? "temporary " : "intermediate ") + t.name(),
+                DATA_TYPE,
+                t.dtype().name(),
+                JavaExpr.print(t.size(), dimNames())));
+      }
+      c.beginControlFlow("if ($T.wide($L))", ELEMENT_COUNTS, CodeBlock.join(counts, ",\n    "));
+      variantCode(c, target, wide);
+      c.addStatement("return");
+      c.endControlFlow();
     }
 
     private void variantCode(CodeBlock.Builder c, Target target, Build b) {

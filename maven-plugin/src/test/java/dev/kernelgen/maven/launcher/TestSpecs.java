@@ -4,6 +4,7 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.compute;
 import static dev.kernelgen.te.TE.placeholder;
 import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.select;
 import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
 import static dev.kernelgen.te.TE.var;
@@ -123,6 +124,53 @@ public final class TestSpecs {
         st.bind(sp.outer(), "blockIdx.x");
         st.bind(sp.inner(), "threadIdx.x");
       }
+    }
+  }
+
+  /**
+   * The last four elements of a symbolic matrix: a launch over [3, 2^30] addresses past 2^31 while
+   * touching four elements (issue 12).
+   */
+  @KernelLibrary(
+      name = "LastRowKernels",
+      targets = {Target.C, Target.JAVA})
+  public static final class LastRowSpec {
+    @Operator
+    public static OperatorDef lastRow() {
+      Var n = var("n");
+      Var m = var("m");
+      Tensor x = placeholder("x", FLOAT32, n, m);
+      Tensor last = compute("last", shape(4), j -> x.at(n.sub(1), m.sub(4).add(j)));
+      return OperatorDef.of(List.of(x), last);
+    }
+  }
+
+  /** A row sum over a zero-padded copy of the input: a buffer the C kernel allocates itself. */
+  @KernelLibrary(
+      name = "PaddedSumKernels",
+      targets = {Target.C, Target.JAVA})
+  public static final class PaddedSumSpec {
+    @Operator
+    public static OperatorDef paddedSum() {
+      Var n = var("n");
+      Var m = var("m");
+      Tensor x = placeholder("x", FLOAT32, n, m);
+      Tensor padded =
+          compute(
+              "Padded",
+              shape(n, m.add(2)),
+              (i, j) -> select(j.ge(1).and(j.lt(m.add(1))), x.at(i, j.sub(1)), 0f));
+      IterVar k = reduceAxis(m.add(2), "k");
+      Tensor s = compute("s", shape(n), i -> sum(padded.at(i, k.var()), k));
+      return OperatorDef.of(List.of(x), s);
+    }
+
+    /** Nothing inlined: the padded copy is a buffer of its own. */
+    @ScheduleFor(
+        operator = "paddedSum",
+        targets = {Target.C, Target.JAVA})
+    public static dev.kernelgen.schedule.Schedule plain(OperatorDef op, Knobs knobs) {
+      return dev.kernelgen.schedule.Schedule.create(op.outputs());
     }
   }
 }

@@ -74,6 +74,12 @@ public final class GpuBench {
     report.put("checks", checks(device, quick));
     write(out, report);
     if (List.of(args).contains("--checks-only")) {
+      // The sanitizer's run (bench/gpu.sh sanitize): every library operator's GPU schedules and
+      // the tuned depthwise configurations too (--tuned LOG), all on small shapes.
+      int tunedAt = List.of(args).indexOf("--tuned");
+      Path tuned = tunedAt >= 0 && tunedAt + 1 < args.length ? Path.of(args[tunedAt + 1]) : null;
+      report.put("library_checks", libraryChecks(device, tuned));
+      write(out, report);
       device.close();
       return;
     }
@@ -275,14 +281,57 @@ public final class GpuBench {
     return out;
   }
 
+  /**
+   * Every library operator's GPU schedules ({@link LibrarySchedules#gpu}) and, with a tuning log,
+   * the best depthwise configurations it holds ({@link LibrarySchedules#tunedDepthwise}), each run
+   * once against the oracle.
+   */
+  static List<Object> libraryChecks(Device device, Path tuningLog) {
+    List<Object> out = new ArrayList<>();
+    int failed = 0;
+    for (var e : LibrarySchedules.gpu(device.target()).entrySet()) {
+      List<Tensor> args = new ArrayList<>(e.getValue().inputs());
+      args.addAll(e.getValue().outputs());
+      failed += record(out, "library", e.getKey(), check(device, e.getValue(), args));
+    }
+    int library = out.size();
+    if (tuningLog != null) {
+      for (var e : LibrarySchedules.tunedDepthwise(tuningLog).entrySet()) {
+        failed +=
+            record(
+                out,
+                "tuned depthwise",
+                e.getKey(),
+                check(device, e.getValue().schedule(), e.getValue().args()));
+      }
+    }
+    System.out.printf(
+        "library checks: %d library schedules, %d tuned depthwise configurations (%s) against"
+            + " the oracle, %d failed%n",
+        library, out.size() - library, tuningLog, failed);
+    return out;
+  }
+
+  private static String check(Device device, Schedule s, List<Tensor> args) {
+    try {
+      return OracleCheck.check(device, s, args, "k");
+    } catch (RuntimeException e) {
+      return String.valueOf(e);
+    }
+  }
+
   private static int record(List<Object> out, Workload w, String schedule, String diff) {
+    return record(out, w.name(), schedule, diff);
+  }
+
+  private static int record(List<Object> out, String what, String schedule, String diff) {
     Map<String, Object> r = new LinkedHashMap<>();
-    r.put("workload", w.name());
+    r.put("workload", what);
     r.put("schedule", schedule);
     r.put("ok", diff == null);
     if (diff != null) {
       r.put("error", diff.length() > 2000 ? diff.substring(0, 2000) : diff);
-      System.out.println("FAILED " + w.name() + " " + schedule + ": " + r.get("error"));
+      System.out.println("FAILED " + what + " " + schedule + ": " + r.get("error"));
     }
     out.add(r);
     return diff == null ? 0 : 1;
