@@ -107,7 +107,9 @@ class KernelDriverTest {
     assertThat(add.variants().get(1).wideBuilds()).isEmpty();
     Path dir = tmp.resolve("resources/META-INF/kernels/SmallKernels");
     String c = Files.readString(dir.resolve("c/SmallKernels.c"));
-    assertThat(c).contains("void add(", "void add_idx64(", "void add_n1024(", "void rowSum_idx64(");
+    assertThat(c)
+        .contains(
+            "int64_t add(", "int64_t add_idx64(", "int64_t add_n1024(", "int64_t rowSum_idx64(");
     assertThat(c).doesNotContain("add_n1024_idx64");
     assertThat(Files.readString(dir.resolve("manifest.json"))).contains("\"targetsIndex64\"");
     assertThat(m.javaKernelSource()).contains("public static void add_idx64(");
