@@ -1,6 +1,7 @@
 package dev.kernelgen.bench;
 
 import ai.onnxruntime.OrtException;
+import dev.kernelgen.json.Json;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -106,7 +107,7 @@ public final class CpuBench {
       }
       System.out.printf(Locale.ROOT, "  total tuning time %.1f s%n", total);
       Path tj = Path.of(base + "-tuning.json");
-      writeFile(tj, Json.write(new LinkedHashMap<>(tuned.tuning())));
+      writeFile(tj, Json.pretty(new LinkedHashMap<>(tuned.tuning())));
       System.out.println("wrote " + tj);
     }
   }
@@ -228,7 +229,7 @@ public final class CpuBench {
       o.put("java_us", round(r.javaUs()));
       list.add(o);
     }
-    return Json.write(list);
+    return Json.pretty(list);
   }
 
   private static Double round(Double us) {

@@ -6,6 +6,7 @@ import static dev.kernelgen.te.TE.placeholder;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.runtime.CpuDevice;
 import dev.kernelgen.runtime.DataType;
@@ -115,7 +116,7 @@ public final class OpsCpuBench {
     if (out.getParent() != null) {
       Files.createDirectories(out.getParent());
     }
-    Files.writeString(out, Json.write(doc));
+    Files.writeString(out, Json.pretty(doc));
     System.out.println("wrote " + out);
   }
 

@@ -1,5 +1,6 @@
 package dev.kernelgen.bench;
 
+import dev.kernelgen.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -54,7 +55,13 @@ public final class Workloads {
 
   /** Reads the {@code workloads} array of a seed file; the {@code fused} entry repeats one. */
   public static List<Workload> parseSeed(String json) {
-    if (!(Json.parse(json) instanceof Map<?, ?> root)
+    Object parsed;
+    try {
+      parsed = Json.parse(json);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("seed file is not valid JSON: " + e.getMessage(), e);
+    }
+    if (!(parsed instanceof Map<?, ?> root)
         || !(root.get("workloads") instanceof List<?> entries)) {
       throw new IllegalArgumentException("seed file has no \"workloads\" array");
     }
@@ -119,6 +126,6 @@ public final class Workloads {
       o.put("pad_right", w.padRight());
       list.add(o);
     }
-    return Json.write(list);
+    return Json.pretty(list);
   }
 }

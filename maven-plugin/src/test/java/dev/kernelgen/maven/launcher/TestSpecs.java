@@ -98,6 +98,27 @@ public final class TestSpecs {
   }
 
   /**
+   * Names that clash with the launcher's own: an input called {@code device} (a field the methods
+   * name), inputs {@code x} and {@code x_type} (whose parameter takes the name of {@code x}'s dtype
+   * parameter {@code xType}), and a dim called {@code module} (another field).
+   */
+  @KernelLibrary(
+      name = "ClashKernels",
+      targets = {Target.JAVA})
+  public static final class Clashes {
+    @Operator
+    public static OperatorDef mix() {
+      Var module = var("module");
+      Tensor device = placeholder("device", FLOAT32, module);
+      Tensor x = placeholder("x", FLOAT32, module);
+      Tensor xType = placeholder("x_type", FLOAT32, module);
+      return OperatorDef.of(
+          List.of(device, x, xType),
+          compute("y", shape(module), i -> device.at(i).add(x.at(i)).mul(xType.at(i))));
+    }
+  }
+
+  /**
    * Two stages bound to GPU threads each: on OpenCL (and CUDA) two kernels with a temporary between
    * them, taken from the launcher's workspace.
    */

@@ -1,10 +1,10 @@
 package dev.kernelgen.bench.gpu;
 
 import dev.kernelgen.bench.JavaLoops;
-import dev.kernelgen.bench.Json;
 import dev.kernelgen.bench.Padding;
 import dev.kernelgen.bench.Workload;
 import dev.kernelgen.bench.Workloads;
+import dev.kernelgen.json.Json;
 import dev.kernelgen.runtime.CudaDevice;
 import dev.kernelgen.runtime.CudaGraph;
 import dev.kernelgen.runtime.DataType;
@@ -576,6 +576,6 @@ public final class GpuBench {
   }
 
   private static void write(Path dir, Map<String, Object> report) throws java.io.IOException {
-    Files.writeString(dir.resolve("ours.json"), Json.write(report) + "\n");
+    Files.writeString(dir.resolve("ours.json"), Json.pretty(report) + "\n");
   }
 }

@@ -3,7 +3,7 @@ package dev.kernelgen.bench.gpu;
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
-import dev.kernelgen.bench.Json;
+import dev.kernelgen.json.Json;
 import dev.kernelgen.runtime.CudaDevice;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
@@ -104,7 +104,7 @@ public final class OpsGpuBench {
           continue;
         }
         results.add(measure(device, c, Knobs.defaults()));
-        Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+        Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
       }
       if (!configs.isEmpty()) {
         List<Object> timed = new ArrayList<>();
@@ -113,14 +113,14 @@ public final class OpsGpuBench {
         for (Case c : cases()) {
           if (c.name().startsWith("conv2d_") && (only == null || c.name().contains(only))) {
             table.append(timeConfigs(device, c, configs, timed));
-            Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+            Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
           }
         }
         Files.writeString(out.resolve("ops-conv-configs.txt"), table);
         System.out.print(table);
       }
     }
-    Files.writeString(out.resolve("ops-ours.json"), Json.write(report));
+    Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
     System.out.println("wrote " + out.resolve("ops-ours.json"));
     device.close();
   }
