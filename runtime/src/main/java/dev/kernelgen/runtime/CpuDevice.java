@@ -1,6 +1,8 @@
 package dev.kernelgen.runtime;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.backend.HostPointers;
+import dev.kernelgen.runtime.backend.WallClockTimer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -74,7 +76,7 @@ public final class CpuDevice implements Device {
   @Override
   public KernelModule loadModule(KernelBinary binary) {
     if (!(binary instanceof KernelBinary.C c)) {
-      throw new DeviceException(name() + " runs C kernels, not " + describe(binary));
+      throw new DeviceException(name() + " runs C kernels, not " + binary.describe());
     }
     lifecycle.checkOpen();
     KernelBinary.C.Library chosen = CpuIsa.select(c);
@@ -163,33 +165,11 @@ public final class CpuDevice implements Device {
     return System.getProperty("os.name", "").startsWith("Linux");
   }
 
-  static String describe(KernelBinary b) {
-    return b.getClass().getSimpleName() + " module " + b.name();
-  }
-
   /**
    * Exported by a C module whose kernels return a status: 0, or the bytes of a temporary they could
    * not allocate (kernelgen's generated C).
    */
   static final String STATUS_ABI_SYMBOL = "kernelgen_status_abi";
-
-  /** Host pointers for C and Java kernels: a tensor's or host buffer's memory, or a segment. */
-  static MemorySegment hostPointer(Device device, String where, int index, Object arg) {
-    return switch (arg) {
-      case HostTensor t -> t.segment();
-      case HostBuffer b when b.device() == device -> b.segment();
-      case MemorySegment s -> s;
-      default ->
-          throw new IllegalArgumentException(
-              where
-                  + ": argument "
-                  + index
-                  + " ("
-                  + arg
-                  + ") is not host memory of "
-                  + device.name());
-    };
-  }
 
   private final class CModule implements KernelModule {
     private final String name;
@@ -327,7 +307,7 @@ public final class CpuDevice implements Device {
       for (int i = 0; i < args.length; i++) {
         values[i] =
             switch (signature.get(i)) {
-              case POINTER -> hostPointer(CpuDevice.this, where, i, args[i]);
+              case POINTER -> HostPointers.of(CpuDevice.this, where, i, args[i]);
               case INT32 -> args[i];
               case INT64 -> ((Number) args[i]).longValue();
               case FLOAT32 -> args[i];

@@ -246,7 +246,7 @@ public final class CudaDevice implements Device {
   @Override
   public KernelModule loadModule(KernelBinary binary) {
     if (!(binary instanceof KernelBinary.Cuda cuda)) {
-      throw new DeviceException(name() + " runs CUDA kernels, not " + CpuDevice.describe(binary));
+      throw new DeviceException(name() + " runs CUDA kernels, not " + binary.describe());
     }
     lifecycle.checkOpen();
     makeCurrent();

@@ -1,6 +1,8 @@
 package dev.kernelgen.runtime;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.backend.HostPointers;
+import dev.kernelgen.runtime.backend.WallClockTimer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -62,7 +64,7 @@ public final class JavaDevice implements Device {
   @Override
   public KernelModule loadModule(KernelBinary binary) {
     if (!(binary instanceof KernelBinary.Java j)) {
-      throw new DeviceException(name() + " runs Java kernels, not " + CpuDevice.describe(binary));
+      throw new DeviceException(name() + " runs Java kernels, not " + binary.describe());
     }
     lifecycle.checkOpen();
     return new JavaModule(j);
@@ -209,7 +211,7 @@ public final class JavaDevice implements Device {
 
     private Object convert(String where, int i, Object arg, Class<?> type) {
       if (type == MemorySegment.class) {
-        return CpuDevice.hostPointer(JavaDevice.this, where, i, arg);
+        return HostPointers.of(JavaDevice.this, where, i, arg);
       }
       if (type.isInstance(arg) || MethodType.methodType(type).wrap().returnType().isInstance(arg)) {
         return arg;

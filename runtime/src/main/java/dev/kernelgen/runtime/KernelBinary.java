@@ -7,6 +7,10 @@ import java.util.TreeMap;
 
 /** A kernel module as it was embedded in the jar, one form per target. */
 public sealed interface KernelBinary {
+  /** The kind and name, for messages: {@code "Cuda module add"}. */
+  default String describe() {
+    return getClass().getSimpleName() + " module " + name();
+  }
 
   /** A short name for messages: the library or operator the module was generated for. */
   String name();

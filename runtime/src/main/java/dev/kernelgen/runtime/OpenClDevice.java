@@ -232,7 +232,7 @@ public final class OpenClDevice implements Device {
   @Override
   public KernelModule loadModule(KernelBinary binary) {
     if (!(binary instanceof KernelBinary.OpenCl cl)) {
-      throw new DeviceException(name() + " runs OpenCL kernels, not " + CpuDevice.describe(binary));
+      throw new DeviceException(name() + " runs OpenCL kernels, not " + binary.describe());
     }
     lifecycle.checkOpen();
     String key =
