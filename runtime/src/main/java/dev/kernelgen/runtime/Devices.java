@@ -1,6 +1,7 @@
 package dev.kernelgen.runtime;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.java.JavaDevice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.util.List;

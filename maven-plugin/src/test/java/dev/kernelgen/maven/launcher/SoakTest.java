@@ -9,7 +9,7 @@ import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
-import dev.kernelgen.runtime.JavaDevice;
+import dev.kernelgen.runtime.java.JavaDevice;
 import dev.kernelgen.runtime.OpenClDevice;
 import dev.kernelgen.runtime.launch.DeviceTensor;
 import java.nio.file.Path;

@@ -1,6 +1,19 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.java;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.DeviceTimer;
+import dev.kernelgen.runtime.HostBuffer;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelFunction;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.KernelSignature;
+import dev.kernelgen.runtime.LaunchConfig;
+import dev.kernelgen.runtime.Lifecycle;
 import dev.kernelgen.runtime.backend.HostPointers;
 import dev.kernelgen.runtime.backend.WallClockTimer;
 import java.lang.foreign.MemorySegment;
