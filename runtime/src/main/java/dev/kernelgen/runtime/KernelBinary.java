@@ -1,5 +1,7 @@
 package dev.kernelgen.runtime;
 
+import dev.kernelgen.runtime.backend.Sha256;
+import dev.kernelgen.runtime.cpu.CpuIsa;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -106,10 +108,7 @@ public sealed interface KernelBinary {
      * for tests and benchmarks that build and run in one place.
      */
     public C(String name, byte[] sharedLibrary) {
-      this(
-          name,
-          List.of(
-              new Library(CpuIsa.NATIVE, sharedLibrary, NativeLibraryCache.sha256(sharedLibrary))));
+      this(name, List.of(new Library(CpuIsa.NATIVE, sharedLibrary, Sha256.of(sharedLibrary))));
     }
 
     /**

@@ -3,15 +3,15 @@ package dev.kernelgen.maven.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.runtime.CpuDevice;
-import dev.kernelgen.runtime.CudaDevice;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.cpu.CpuDevice;
+import dev.kernelgen.runtime.cuda.CudaDevice;
 import dev.kernelgen.runtime.java.JavaDevice;
-import dev.kernelgen.runtime.OpenClDevice;
 import dev.kernelgen.runtime.launch.DeviceTensor;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cpu;
 
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.KernelBinary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
