@@ -21,8 +21,13 @@ public final class HostCopy {
 
   /** Calls {@code piece} for each piece of {@code host}, in order. */
   public static void inPieces(MemorySegment host, Piece piece) {
-    for (long off = 0; off < host.byteSize(); off += CHUNK) {
-      long n = Math.min(CHUNK, host.byteSize() - off);
+    inPieces(host, CHUNK, piece);
+  }
+
+  /** {@link #inPieces(MemorySegment, Piece)} with pieces of {@code chunk} bytes, for tests. */
+  static void inPieces(MemorySegment host, long chunk, Piece piece) {
+    for (long off = 0; off < host.byteSize(); off += chunk) {
+      long n = Math.min(chunk, host.byteSize() - off);
       piece.copy(off, n, host.asSlice(off, n).asByteBuffer());
     }
   }
