@@ -117,12 +117,12 @@ public final class OpenClDevice implements Device {
    * set, else the first GPU of any platform, else the first device of any type.
    */
   public static Optional<OpenClDevice> open() {
-    return OpenClProbe.choose(System.getenv(DEVICE_ENV)).value();
+    return OpenClChoice.choose(System.getenv(DEVICE_ENV)).value();
   }
 
   /** The first device whose name contains {@code nameFilter}. */
   public static Optional<OpenClDevice> open(String nameFilter) {
-    return OpenClProbe.choose(nameFilter).value();
+    return OpenClChoice.choose(nameFilter).value();
   }
 
   @Override
