@@ -67,7 +67,7 @@ public final class Checks {
   }
 
   /** Checks that {@code t} matches buffer {@code b} in dtype and element count. */
-  static void matches(DeviceBuffer b, HostTensor t, String op) {
+  public static void matches(DeviceBuffer b, HostTensor t, String op) {
     if (b.dtype() != t.dtype() || b.count() != t.elementCount()) {
       throw new IllegalArgumentException(
           op
@@ -82,7 +82,10 @@ public final class Checks {
     }
   }
 
-  static long byteSize(DataType dtype, long count) {
+  /**
+   * The bytes of {@code count} elements of {@code dtype}; throws on a negative count or overflow.
+   */
+  public static long byteSize(DataType dtype, long count) {
     if (count < 0) {
       throw new IllegalArgumentException("negative element count: " + count);
     }
@@ -90,7 +93,7 @@ public final class Checks {
   }
 
   /** The first line of a throwable's message, for probe reasons that fit on one line. */
-  static String firstLine(Throwable t) {
+  public static String firstLine(Throwable t) {
     String m = t.getMessage();
     if (m == null) {
       return t.getClass().getSimpleName();

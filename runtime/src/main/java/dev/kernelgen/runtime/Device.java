@@ -6,9 +6,12 @@ import dev.kernelgen.annotations.Target;
  * Something that runs kernels: a CUDA GPU, an OpenCL device, this machine's CPU through C kernels,
  * or the JVM itself through Java kernels. Get one from {@link Devices}. Usable from several
  * threads.
+ *
+ * <p>Not sealed: the backends live in packages of their own ({@code dev.kernelgen.runtime.cuda},
+ * {@code .opencl}, {@code .cpu}, {@code .java}), and a sealed hierarchy on the class path must stay
+ * in one package.
  */
-public sealed interface Device extends AutoCloseable
-    permits CudaDevice, OpenClDevice, CpuDevice, JavaDevice {
+public interface Device extends AutoCloseable {
 
   /** The code generation target whose kernels this device runs. */
   Target target();

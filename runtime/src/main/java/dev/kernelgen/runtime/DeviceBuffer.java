@@ -4,8 +4,7 @@ package dev.kernelgen.runtime;
  * Memory on a device: {@code count} elements of {@code dtype}. Freed once on {@link #close()};
  * using it afterwards throws. Copies between host and device are explicit.
  */
-public sealed interface DeviceBuffer extends AutoCloseable
-    permits CudaDevice.CudaBuffer, OpenClDevice.OpenClBuffer, HostBuffer {
+public interface DeviceBuffer extends AutoCloseable {
 
   Device device();
 

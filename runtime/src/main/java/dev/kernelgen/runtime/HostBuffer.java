@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Device memory of the CPU and Java devices: plain host memory that kernels read directly. */
-final class HostBuffer implements DeviceBuffer {
+public final class HostBuffer implements DeviceBuffer {
   private final Device device;
   private final Lifecycle deviceLifecycle;
   private final DataType dtype;
@@ -14,7 +14,7 @@ final class HostBuffer implements DeviceBuffer {
   private final MemorySegment segment;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  HostBuffer(Device device, Lifecycle deviceLifecycle, DataType dtype, long count) {
+  public HostBuffer(Device device, Lifecycle deviceLifecycle, DataType dtype, long count) {
     this.device = device;
     this.deviceLifecycle = deviceLifecycle;
     this.dtype = dtype;
@@ -23,7 +23,8 @@ final class HostBuffer implements DeviceBuffer {
     this.segment = arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
   }
 
-  MemorySegment segment() {
+  /** The memory; throws once the buffer or its device is closed. */
+  public MemorySegment segment() {
     if (closed.get()) {
       throw new IllegalStateException(this + " was closed");
     }

@@ -1,5 +1,6 @@
 package dev.kernelgen.runtime;
 
+import dev.kernelgen.runtime.backend.Sha256;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -7,6 +8,10 @@ import java.util.TreeMap;
 
 /** A kernel module as it was embedded in the jar, one form per target. */
 public sealed interface KernelBinary {
+  /** The kind and name, for messages: {@code "Cuda module add"}. */
+  default String describe() {
+    return getClass().getSimpleName() + " module " + name();
+  }
 
   /** A short name for messages: the library or operator the module was generated for. */
   String name();
@@ -86,7 +91,7 @@ public sealed interface KernelBinary {
 
   /**
    * Shared libraries for this platform, compiled from C by the build, one per ISA level; the device
-   * loads the best one the CPU supports ({@link CpuIsa#select}).
+   * loads the best one the CPU supports ({@code dev.kernelgen.runtime.cpu.CpuIsa.select}).
    */
   record C(String name, List<Library> libraries) implements KernelBinary {
     public C {
@@ -102,10 +107,7 @@ public sealed interface KernelBinary {
      * for tests and benchmarks that build and run in one place.
      */
     public C(String name, byte[] sharedLibrary) {
-      this(
-          name,
-          List.of(
-              new Library(CpuIsa.NATIVE, sharedLibrary, NativeLibraryCache.sha256(sharedLibrary))));
+      this(name, List.of(new Library(Library.NATIVE, sharedLibrary, Sha256.of(sharedLibrary))));
     }
 
     /**
@@ -116,6 +118,9 @@ public sealed interface KernelBinary {
      * @param sha256 the hash the build recorded; the library is loaded only if its bytes have it
      */
     public record Library(String isaLevel, byte[] bytes, String sha256) {
+      /** The ISA level of a library compiled for the build machine's own CPU. */
+      public static final String NATIVE = "native";
+
       public Library {
         Objects.requireNonNull(isaLevel, "isaLevel");
         Objects.requireNonNull(bytes, "bytes");

@@ -39,7 +39,7 @@ public record KernelSignature(List<ParamKind> params) {
    * further by the device), an Integer for INT32, an Integer or Long for INT64, a Float for
    * FLOAT32, a Float or Double for FLOAT64.
    */
-  void checkArguments(String where, Object[] args) {
+  public void checkArguments(String where, Object[] args) {
     if (args.length != params.size()) {
       throw new IllegalArgumentException(
           where + ": " + args.length + " arguments for " + params.size() + " parameters " + params);

@@ -92,7 +92,7 @@ public final class Lifecycle {
   }
 
   /** Starts a use if still open (for releasing children); else null. */
-  Use tryEnter() {
+  public Use tryEnter() {
     try {
       return enter();
     } catch (IllegalStateException e) {

@@ -10,8 +10,13 @@
  * as it was embedded in the jar into a {@link dev.kernelgen.runtime.KernelModule}, and launches its
  * {@link dev.kernelgen.runtime.KernelFunction}s.
  *
- * <p>Everything sits in one package because the device and buffer hierarchies are sealed, and a
- * sealed hierarchy on the class path must live in one package; the machinery stays package-private.
+ * <p>Layout: this package is the API that users and generated launchers call, with {@code .launch}
+ * (device choice, tensors on a device, workspaces). Each backend has a package of its own: {@code
+ * .cuda} (JCuda), {@code .opencl} (JOCL), {@code .cpu} (C through FFM, the ISA levels and the
+ * native-library cache) and {@code .java}; what they share (the copy loop, buffer bookkeeping, the
+ * function cache, argument marshalling) is written once in {@code .backend}. Only {@link
+ * dev.kernelgen.runtime.Devices} names the backends, each through a probe class that it loads when
+ * that target is asked for, so C and Java never load the GPU packages.
  *
  * <p>Threads: every device may be used from several threads. The CUDA device makes its context
  * current on the calling thread before each driver call; the OpenCL device serializes the setting

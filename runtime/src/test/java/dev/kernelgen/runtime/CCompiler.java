@@ -7,10 +7,11 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /** Compiles C source with the machine's cc into shared-library bytes, as the build would. */
-final class CCompiler {
+public final class CCompiler {
   private CCompiler() {}
 
-  static byte[] compile(Path workDir, String source) throws IOException, InterruptedException {
+  public static byte[] compile(Path workDir, String source)
+      throws IOException, InterruptedException {
     Path c = Files.createTempFile(workDir, "kernel", ".c");
     Path so = workDir.resolve(c.getFileName() + ".so");
     Files.writeString(c, source);

@@ -3,6 +3,7 @@ package dev.kernelgen.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import org.junit.jupiter.api.Test;
 
 class DevicesTest {

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Asking for C or Java probes only those: in a fresh JVM that loads and runs a C and a Java kernel
- * the way a launcher does, no class of JCuda or JOCL (nor the CUDA and OpenCL devices) is loaded,
- * so the GPU driver and its signal handlers never enter the process.
+ * the way a launcher does, no class of JCuda or JOCL (nor of the runtime's cuda and opencl
+ * packages) is loaded, so the GPU driver and its signal handlers never enter the process.
  */
 class LazyProbeTest {
   @TempDir Path dir;
@@ -80,11 +80,11 @@ class LazyProbeTest {
                 l ->
                     l.contains("jcuda")
                         || l.contains("org.jocl")
-                        || l.contains("dev.kernelgen.runtime.CudaDevice")
-                        || l.contains("dev.kernelgen.runtime.OpenClDevice"))
+                        || l.contains("dev.kernelgen.runtime.cuda.")
+                        || l.contains("dev.kernelgen.runtime.opencl."))
             .toList();
     assertThat(gpuClasses).as("GPU classes loaded for C and Java").isEmpty();
-    assertThat(out).contains("dev.kernelgen.runtime.CpuDevice");
+    assertThat(out).contains("dev.kernelgen.runtime.cpu.CpuDevice");
   }
 
   private static String tail(String s) {

@@ -8,6 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.cpu.CpuDevice;
+import dev.kernelgen.runtime.cpu.NativeLibraryCache;
+import dev.kernelgen.runtime.cuda.CudaDevice;
+import dev.kernelgen.runtime.java.JavaDevice;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;

@@ -243,7 +243,7 @@ class LauncherSafetyTest {
     assumeTrue(
         Devices.cuda().isPresent(),
         "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
-    dev.kernelgen.runtime.CudaDevice gpu = Devices.cuda().get();
+    dev.kernelgen.runtime.cuda.CudaDevice gpu = Devices.cuda().get();
     CompiledLauncher cuda =
         CompiledLauncher.build(
             TestSpecs.TwoKernelsSpec.class, "TwoKernels", tmp.resolve("cuda"), Target.CUDA);
@@ -258,7 +258,7 @@ class LauncherSafetyTest {
       try (HostTensor zeros = HostTensor.zeros(DataType.FLOAT32, n)) {
         dy.buffer().copyFromHost(zeros);
       }
-      try (dev.kernelgen.runtime.CudaGraph graph =
+      try (dev.kernelgen.runtime.cuda.CudaGraph graph =
           gpu.captureGraph(
               () -> {
                 try {

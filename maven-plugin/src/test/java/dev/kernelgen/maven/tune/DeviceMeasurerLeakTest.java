@@ -109,7 +109,7 @@ class DeviceMeasurerLeakTest {
         Devices.cuda().isPresent(),
         "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
     assumeTrue(NativeToolchain.fromEnvironment().findNvcc().isPresent(), "no nvcc");
-    dev.kernelgen.runtime.CudaDevice gpu = Devices.cuda().get();
+    dev.kernelgen.runtime.cuda.CudaDevice gpu = Devices.cuda().get();
     TuningTask task = twoHundredCandidates(Target.CUDA, 1 << 20);
     List<Configuration> configs = all(task.space());
     assertThat(configs).hasSize(200);

@@ -4,13 +4,13 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.json.Json;
-import dev.kernelgen.runtime.CudaDevice;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
 import dev.kernelgen.runtime.DeviceTimer;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.cuda.CudaDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;

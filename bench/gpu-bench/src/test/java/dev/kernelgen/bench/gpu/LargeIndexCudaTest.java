@@ -11,13 +11,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.NativeToolchain;
-import dev.kernelgen.runtime.CudaDevice;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
-import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.runtime.cuda.CudaDevice;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;

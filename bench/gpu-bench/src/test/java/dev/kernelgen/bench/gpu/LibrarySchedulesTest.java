@@ -8,7 +8,7 @@ import dev.kernelgen.codegen.CudaCodegen;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
 import dev.kernelgen.runtime.Devices;
-import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.runtime.CudaDevice;
 import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.cuda.CudaDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.runtime.Devices;
-import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Conv;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.runtime.Devices;
-import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.kernelgen.bench.Padding;
 import dev.kernelgen.bench.Workload;
 import dev.kernelgen.runtime.Devices;
-import dev.kernelgen.runtime.OpenClDevice;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
 import java.util.Optional;

@@ -1,11 +1,11 @@
 package dev.kernelgen.samples.depthwise;
 
-import dev.kernelgen.runtime.CudaDevice;
-import dev.kernelgen.runtime.CudaGraph;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceTimer;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.cuda.CudaDevice;
+import dev.kernelgen.runtime.cuda.CudaGraph;
 import dev.kernelgen.runtime.launch.DeviceTensor;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,9 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.backend;
+
+import dev.kernelgen.runtime.DeviceTimer;
 
 /** Host wall-clock time: kernels on the CPU and in Java are synchronous. */
-final class WallClockTimer implements DeviceTimer {
+public final class WallClockTimer implements DeviceTimer {
   private long start;
   private long stop;
 

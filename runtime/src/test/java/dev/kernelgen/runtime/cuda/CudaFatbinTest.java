@@ -1,8 +1,12 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.backend.Sha256;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
@@ -12,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class CudaFatbinTest {
   static KernelBinary.Cuda.Fatbin fatbin(String... archs) {
     byte[] bytes = {1, 2, 3};
-    return new KernelBinary.Cuda.Fatbin(bytes, NativeLibraryCache.sha256(bytes), List.of(archs));
+    return new KernelBinary.Cuda.Fatbin(bytes, Sha256.of(bytes), List.of(archs));
   }
 
   @Test
@@ -42,8 +46,7 @@ class CudaFatbinTest {
     var damaged =
         KernelBinary.Cuda.fatbin(
             "damaged",
-            new KernelBinary.Cuda.Fatbin(
-                bytes, NativeLibraryCache.sha256(new byte[] {2}), List.of("sm_" + sm)));
+            new KernelBinary.Cuda.Fatbin(bytes, Sha256.of(new byte[] {2}), List.of("sm_" + sm)));
     assertThatThrownBy(() -> gpu.get().loadModule(damaged))
         .isInstanceOf(DeviceException.class)
         .hasMessageContaining("is damaged");

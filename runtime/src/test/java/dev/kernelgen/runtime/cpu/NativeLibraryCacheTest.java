@@ -1,8 +1,9 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kernelgen.runtime.DeviceException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cpu;
 
 import static dev.kernelgen.runtime.KernelSignature.ParamKind.FLOAT32;
 import static dev.kernelgen.runtime.KernelSignature.ParamKind.INT32;
@@ -8,6 +8,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.CCompiler;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.DeviceTimer;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelFunction;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.KernelSignature;
+import dev.kernelgen.runtime.LaunchConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,7 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cpu;
 
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.KernelBinary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +34,7 @@ public final class CpuIsa {
       List.of("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4");
 
   /** A library compiled for the build machine's own CPU. */
-  public static final String NATIVE = "native";
+  public static final String NATIVE = KernelBinary.C.Library.NATIVE;
 
   private static final List<Set<String>> LEVEL_FLAGS =
       List.of(

@@ -1,10 +1,20 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.java;
 
 import static dev.kernelgen.runtime.KernelSignature.ParamKind.INT32;
 import static dev.kernelgen.runtime.KernelSignature.ParamKind.POINTER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelFunction;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.KernelSignature;
+import dev.kernelgen.runtime.LaunchConfig;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;

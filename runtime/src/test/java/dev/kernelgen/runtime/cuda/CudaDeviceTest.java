@@ -1,4 +1,4 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cuda;
 
 import static dev.kernelgen.runtime.KernelSignature.ParamKind.FLOAT32;
 import static dev.kernelgen.runtime.KernelSignature.ParamKind.INT32;
@@ -8,6 +8,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.DeviceTimer;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelFunction;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.KernelSignature;
+import dev.kernelgen.runtime.LaunchConfig;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

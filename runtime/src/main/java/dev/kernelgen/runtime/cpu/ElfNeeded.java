@@ -1,5 +1,7 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cpu;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.SymbolLookup;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -57,5 +59,28 @@ final class ElfNeeded {
       return out; // a damaged file: what was read so far
     }
     return out;
+  }
+
+  /**
+   * Why the loader may have refused a library: the libraries it needs that this machine cannot load
+   * (libgomp, say), else a hint at symbol versions.
+   */
+  static String missingDependencies(byte[] library) {
+    List<String> missing = new ArrayList<>();
+    for (String needed : ElfNeeded.of(library)) {
+      try {
+        SymbolLookup.libraryLookup(needed, Arena.global());
+      } catch (IllegalArgumentException e) {
+        missing.add(needed);
+      }
+    }
+    if (!missing.isEmpty()) {
+      return "; it needs "
+          + String.join(", ", missing)
+          + ", which this machine does not have (libgomp.so.1: install the OpenMP runtime, e.g."
+          + " the libgomp1 package)";
+    }
+    return "; its dependencies are present, so a symbol or its version is missing (a C library"
+        + " older than the build's?)";
   }
 }

@@ -1,4 +1,4 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

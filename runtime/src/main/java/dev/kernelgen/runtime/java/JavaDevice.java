@@ -1,6 +1,21 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.java;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.DeviceTimer;
+import dev.kernelgen.runtime.HostBuffer;
+import dev.kernelgen.runtime.HostTensor;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelFunction;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.KernelSignature;
+import dev.kernelgen.runtime.LaunchConfig;
+import dev.kernelgen.runtime.Lifecycle;
+import dev.kernelgen.runtime.backend.HostPointers;
+import dev.kernelgen.runtime.backend.WallClockTimer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -62,7 +77,7 @@ public final class JavaDevice implements Device {
   @Override
   public KernelModule loadModule(KernelBinary binary) {
     if (!(binary instanceof KernelBinary.Java j)) {
-      throw new DeviceException(name() + " runs Java kernels, not " + CpuDevice.describe(binary));
+      throw new DeviceException(name() + " runs Java kernels, not " + binary.describe());
     }
     lifecycle.checkOpen();
     return new JavaModule(j);
@@ -209,7 +224,7 @@ public final class JavaDevice implements Device {
 
     private Object convert(String where, int i, Object arg, Class<?> type) {
       if (type == MemorySegment.class) {
-        return CpuDevice.hostPointer(JavaDevice.this, where, i, arg);
+        return HostPointers.of(JavaDevice.this, where, i, arg);
       }
       if (type.isInstance(arg) || MethodType.methodType(type).wrap().returnType().isInstance(arg)) {
         return arg;

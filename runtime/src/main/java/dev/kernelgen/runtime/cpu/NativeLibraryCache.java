@@ -1,5 +1,7 @@
-package dev.kernelgen.runtime;
+package dev.kernelgen.runtime.cpu;
 
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.backend.Sha256;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -264,7 +266,7 @@ public final class NativeLibraryCache {
   }
 
   static String sha256(byte[] bytes) {
-    return HexFormat.of().formatHex(sha256().digest(bytes));
+    return Sha256.of(bytes);
   }
 
   private static MessageDigest sha256() {

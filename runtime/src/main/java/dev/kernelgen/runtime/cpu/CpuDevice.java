@@ -1,0 +1,158 @@
+package dev.kernelgen.runtime.cpu;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.DataType;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.DeviceTimer;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.HostBuffer;
+import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.KernelModule;
+import dev.kernelgen.runtime.Lifecycle;
+import dev.kernelgen.runtime.backend.WallClockTimer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.nio.file.Path;
+
+/**
+ * This machine's CPU running C kernels: shared libraries extracted to a {@link NativeLibraryCache}
+ * and called through the JDK's FFM API. Buffers are host memory that kernels read in place; a
+ * kernel is one call (the generated C loops over the whole domain, in parallel where scheduled so)
+ * and the launch geometry is ignored.
+ */
+public final class CpuDevice implements Device {
+  private final NativeLibraryCache cache;
+  private final Linker linker = Linker.nativeLinker();
+  private final Lifecycle lifecycle = new Lifecycle(this);
+
+  /**
+   * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
+   * process, and closing it does nothing, since other users hold it too.
+   */
+  private volatile boolean shared;
+
+  /** Makes this the process-wide device of its target (see {@link #close}). */
+  void markShared() {
+    shared = true;
+  }
+
+  CpuDevice(NativeLibraryCache cache) {
+    this.cache = cache;
+  }
+
+  /** A CPU device extracting libraries to {@link NativeLibraryCache#standard()}. */
+  public static CpuDevice create() {
+    return new CpuDevice(NativeLibraryCache.standard());
+  }
+
+  /** A CPU device extracting libraries to the given cache. */
+  public static CpuDevice create(NativeLibraryCache cache) {
+    return new CpuDevice(cache);
+  }
+
+  @Override
+  public Target target() {
+    return Target.C;
+  }
+
+  @Override
+  public String name() {
+    return "CPU (C, "
+        + System.getProperty("os.arch")
+        + ", "
+        + Runtime.getRuntime().availableProcessors()
+        + " threads)";
+  }
+
+  @Override
+  public DeviceBuffer allocate(DataType dtype, long count) {
+    lifecycle.checkOpen();
+    return new HostBuffer(this, lifecycle, dtype, count);
+  }
+
+  @Override
+  public KernelModule loadModule(KernelBinary binary) {
+    if (!(binary instanceof KernelBinary.C c)) {
+      throw new DeviceException(name() + " runs C kernels, not " + binary.describe());
+    }
+    lifecycle.checkOpen();
+    KernelBinary.C.Library chosen = CpuIsa.select(c);
+    byte[] lib = chosen.bytes();
+    if (isLinux()
+        && !(lib.length > 4 && lib[0] == 0x7f && lib[1] == 'E' && lib[2] == 'L' && lib[3] == 'F')) {
+      // Caught before dlopen, which would fail less clearly (and make the JVM warn about stacks).
+      throw new DeviceException(
+          name() + ": cannot load C kernel library " + c.name() + ": not an ELF shared library");
+    }
+    Path file = cache.extract(lib, chosen.sha256());
+    // Loaded for the life of the process, never unloaded: kernels built with OpenMP pull in
+    // libgomp, whose idle worker threads crash if the library is unmapped (dlclose) under them.
+    Arena arena = Arena.global();
+    try {
+      SymbolLookup lookup = SymbolLookup.libraryLookup(file, arena);
+      return new CModule(this, c.name(), file, arena, lookup);
+    } catch (IllegalArgumentException e) {
+      throw new DeviceException(
+          name()
+              + ": cannot load C kernel library "
+              + c.name()
+              + " ("
+              + chosen.isaLevel()
+              + ") from "
+              + file
+              + ": "
+              + e.getMessage()
+              + ElfNeeded.missingDependencies(lib),
+          e);
+    }
+  }
+
+  @Override
+  public void synchronize() {
+    // C kernels return when they are done.
+    lifecycle.checkOpen();
+  }
+
+  @Override
+  public DeviceTimer timer() {
+    lifecycle.checkOpen();
+    return new WallClockTimer();
+  }
+
+  /**
+   * Waits for the launches in flight; later uses of the device, its modules and its buffers throw
+   * {@link IllegalStateException}. The device of {@link Devices} stays open.
+   */
+  @Override
+  public void close() {
+    if (!shared) {
+      lifecycle.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name();
+  }
+
+  Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  Linker linker() {
+    return linker;
+  }
+
+  private static boolean isLinux() {
+    return System.getProperty("os.name", "").startsWith("Linux");
+  }
+
+  /**
+   * Exported by a C module whose kernels return a status: 0, or the bytes of a temporary they could
+   * not allocate (kernelgen's generated C).
+   */
+  static final String STATUS_ABI_SYMBOL = "kernelgen_status_abi";
+}
