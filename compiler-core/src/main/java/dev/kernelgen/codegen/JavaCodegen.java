@@ -3,7 +3,9 @@ package dev.kernelgen.codegen;
 import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Intrinsic;
+import dev.kernelgen.te.Load;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Barrier;
 import dev.kernelgen.tir.Buffer;
@@ -12,9 +14,12 @@ import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtVisitor;
+import dev.kernelgen.tir.Store;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -26,12 +31,27 @@ import java.util.TreeSet;
  *
  * <p>Parallel loops become {@code IntStream.range(lo, hi).parallel().forEach(v -> {...})}: the IR's
  * let-bound values are final and buffers never reassigned, so the lambda body compiles; serial
- * loops around a parallel one hand it a final copy of their counter. Everything else is serial.
+ * loops around a parallel one hand it a final copy of their counter. Everything else is serial. A
+ * kernel run through the runtime's Java device runs inside the device's own fork-join pool, so its
+ * parallel streams use that pool's threads (reused across calls), not the common pool.
+ *
+ * <p>Inner loops are printed in forms that HotSpot's C2 compiles to tight code ({@link
+ * JavaLoopForms}): accumulators in local variables, loop-invariant loads read before the loop,
+ * constant-size local arrays allocated once per function or parallel task.
  */
 public final class JavaCodegen extends CLikePrinter {
   private final Set<String> layouts = new TreeSet<>();
   private final Set<String> streams = new TreeSet<>();
   private final Set<Buffer> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  /** Elements read from a local variable instead of memory: hoisted loads and accumulators. */
+  private final Map<JavaLoopForms.Access, String> localLoads = new HashMap<>();
+
+  /** Elements written to a local variable instead of memory: accumulators. */
+  private final Map<JavaLoopForms.Access, String> localStores = new HashMap<>();
+
+  /** The identifiers of allocations already declared at the top of their function or task. */
+  private final Map<Allocate, String> hoisted = new IdentityHashMap<>();
 
   private JavaCodegen() {}
 
@@ -74,6 +94,7 @@ public final class JavaCodegen extends CLikePrinter {
         paramList(b -> "MemorySegment " + name(b), v -> typeName(v.dtype()) + " " + name(v));
     line("public static void " + f.name() + "(" + params + ") {");
     indent();
+    hoistAllocations(f.body());
     stmt(f.body());
     dedent();
     line("}");
@@ -179,6 +200,10 @@ public final class JavaCodegen extends CLikePrinter {
 
   @Override
   String load(Buffer b, Expr index) {
+    String local = localLoads.get(new JavaLoopForms.Access(b, index));
+    if (local != null) {
+      return local;
+    }
     if (arrays.contains(b)) {
       return name(b) + "[" + arrayIndex(index) + "]";
     }
@@ -187,6 +212,10 @@ public final class JavaCodegen extends CLikePrinter {
 
   @Override
   String store(Buffer b, Expr index, String value) {
+    String local = localStores.get(new JavaLoopForms.Access(b, index));
+    if (local != null) {
+      return local + " = " + value + ";";
+    }
     if (arrays.contains(b)) {
       return name(b) + "[" + arrayIndex(index) + "] = " + value + ";";
     }
@@ -214,6 +243,7 @@ public final class JavaCodegen extends CLikePrinter {
       String v = names.bind(f.loopVar(), f.loopVar().name());
       line(stream + ".range(" + lo + ", " + hi + ").parallel().forEach(" + v + " -> {");
       indent();
+      hoistAllocations(f.body());
       loopBody(f);
       dedent();
       line("});");
@@ -234,8 +264,113 @@ public final class JavaCodegen extends CLikePrinter {
       line("}");
       names.restore(f.loopVar(), prev);
     } else {
+      innerFor(f);
+    }
+  }
+
+  /**
+   * A loop without parallel loops inside, in the forms of {@link JavaLoopForms}: its invariant
+   * loads read before it (under a check that it runs at all, unless its extent is a positive
+   * constant), its accumulator in a local variable.
+   */
+  private void innerFor(For f) {
+    List<Load> invariant = JavaLoopForms.invariantLoads(f);
+    JavaLoopForms.Access reduction = JavaLoopForms.loopAccumulator(f);
+    JavaLoopForms.Access row = reduction == null ? JavaLoopForms.rowAccumulator(f) : null;
+    if (invariant.isEmpty() && reduction == null && row == null) {
+      serialFor(f, List.of());
+      return;
+    }
+    boolean guard =
+        (!invariant.isEmpty() || reduction != null)
+            && !(f.extent() instanceof IntImm e && e.value() > 0);
+    if (guard) {
+      line("if (" + expr(f.extent(), false) + " > 0) {");
+      indent();
+    }
+    for (Load l : invariant) {
+      String value = load(l.buffer(), l.index());
+      String n = names.fresh(l.buffer().name() + "_v");
+      line("final " + typeName(l.dtype()) + " " + n + " = " + value + ";");
+      localLoads.put(JavaLoopForms.Access.of(l), n);
+    }
+    if (reduction != null) {
+      String acc = accumulator(reduction);
+      line(typeName(reduction.buffer().dtype()) + " " + acc + " = " + load(reduction) + ";");
+      bindLocal(reduction, acc);
+      serialFor(f, List.of());
+      unbindLocal(reduction);
+      line(store(reduction.buffer(), reduction.index(), acc));
+    } else if (row != null) {
+      serialFor(f, List.of(), () -> rowBody(f, row));
+    } else {
       serialFor(f, List.of());
     }
+    for (Load l : invariant) {
+      localLoads.remove(JavaLoopForms.Access.of(l));
+    }
+    if (guard) {
+      dedent();
+      line("}");
+    }
+  }
+
+  /** The body of a loop whose statements all update {@code acc}: summed in a local variable. */
+  private void rowBody(For f, JavaLoopForms.Access acc) {
+    List<Store> stores = JavaLoopForms.stores(f.body());
+    String n = accumulator(acc);
+    String ty = typeName(acc.buffer().dtype());
+    Store first = stores.get(0);
+    int from = 0;
+    if (JavaLoopForms.readsElement(first.value(), acc)) {
+      line(ty + " " + n + " = " + load(acc) + ";");
+    } else {
+      line(ty + " " + n + " = " + expr(first.value(), true) + ";");
+      from = 1;
+    }
+    bindLocal(acc, n);
+    for (Store st : stores.subList(from, stores.size())) {
+      stmt(st);
+    }
+    unbindLocal(acc);
+    line(store(acc.buffer(), acc.index(), n));
+  }
+
+  private String accumulator(JavaLoopForms.Access acc) {
+    return names.fresh(acc.buffer().name() + "_acc");
+  }
+
+  private String load(JavaLoopForms.Access acc) {
+    return load(acc.buffer(), acc.index());
+  }
+
+  private void bindLocal(JavaLoopForms.Access acc, String n) {
+    localLoads.put(acc, n);
+    localStores.put(acc, n);
+  }
+
+  private void unbindLocal(JavaLoopForms.Access acc) {
+    localLoads.remove(acc);
+    localStores.remove(acc);
+  }
+
+  /**
+   * Declares the constant-size arrays allocated inside serial loops of {@code region} once, at its
+   * top: an allocation per loop iteration costs a zeroed heap array each time.
+   */
+  private void hoistAllocations(Stmt region) {
+    for (Allocate a : JavaLoopForms.hoistableAllocations(region)) {
+      String n = names.fresh(a.buffer().name());
+      String ty = typeName(a.buffer().dtype());
+      line("final " + ty + "[] " + n + " = new " + ty + "[" + allocationSize(a) + "];");
+      hoisted.put(a, n);
+    }
+  }
+
+  private String allocationSize(Allocate a) {
+    return a.size().dtype() == DType.INT64
+        ? "(int) " + expr(a.size(), false)
+        : expr(a.size(), true);
   }
 
   private static boolean containsParallel(Stmt s) {
@@ -254,13 +389,16 @@ public final class JavaCodegen extends CLikePrinter {
 
   @Override
   void allocate(Allocate a) {
-    String size =
-        a.size().dtype() == DType.INT64 ? "(int) " + expr(a.size(), false) : expr(a.size(), true);
     String prev = names.current(a.buffer());
-    String n = names.bind(a.buffer(), a.buffer().name());
-    String ty = typeName(a.buffer().dtype());
     arrays.add(a.buffer());
-    line("final " + ty + "[] " + n + " = new " + ty + "[" + size + "];");
+    String n = hoisted.get(a);
+    if (n != null) {
+      names.restore(a.buffer(), n);
+    } else {
+      n = names.bind(a.buffer(), a.buffer().name());
+      String ty = typeName(a.buffer().dtype());
+      line("final " + ty + "[] " + n + " = new " + ty + "[" + allocationSize(a) + "];");
+    }
     stmt(a.body());
     names.restore(a.buffer(), prev);
   }

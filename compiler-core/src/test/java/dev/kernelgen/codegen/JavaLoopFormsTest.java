@@ -1,0 +1,220 @@
+package dev.kernelgen.codegen;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.te.DType;
+import dev.kernelgen.te.FloatImm;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Load;
+import dev.kernelgen.te.TE;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.testing.JavaSourceCompiler;
+import dev.kernelgen.tir.Allocate;
+import dev.kernelgen.tir.Buffer;
+import dev.kernelgen.tir.For;
+import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.MemoryScope;
+import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tir.Seq;
+import dev.kernelgen.tir.Store;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The loop forms of {@link JavaLoopForms} as the Java printer emits them, each compiled and run
+ * against a plain Java loop, on ragged extents and on loops that do not run at all.
+ */
+class JavaLoopFormsTest {
+  /**
+   * {@code out[i] = 0; out[i] += a[i] * w[0]; out[i] += a[i + 1] * w[1]} over a symbolic row: the
+   * element summed in a local variable, the taps read once, and only when the row is not empty.
+   */
+  @Test
+  void rowAccumulatorAndInvariantTapsRunLikeTheLoop() throws Exception {
+    Var n = new Var("n");
+    Buffer a = Fixtures.param("a", DType.FLOAT32, n.add(1));
+    Buffer w = Fixtures.param("w", DType.FLOAT32, IntImm.of(2));
+    Buffer out = Fixtures.param("out", DType.FLOAT32, n);
+    Var i = new Var("i");
+    Load self = Load.of(out, i);
+    var body =
+        Fixtures.loop(
+            i,
+            IntImm.of(0),
+            n,
+            ForKind.VECTORIZED,
+            null,
+            Seq.of(
+                new Store(out, i, FloatImm.f32(0)),
+                new Store(out, i, self.add(Load.of(a, i).mul(Load.of(w, IntImm.of(0))))),
+                new Store(out, i, self.add(Load.of(a, i.add(1)).mul(Load.of(w, IntImm.of(1)))))));
+    PrimFunc f = new PrimFunc("taps", List.of(a, w, out), List.of(n), body);
+    String src = JavaCodegen.generate(List.of(f), "", "Taps");
+    assertThat(src)
+        .contains("if (n > 0) {")
+        .contains("final float w_v = w.getAtIndex(JAVA_FLOAT, 0);")
+        .contains("float out_acc = 0.0f;")
+        .contains("out_acc = out_acc + (a.getAtIndex(JAVA_FLOAT, i) * w_v);")
+        .contains("out.setAtIndex(JAVA_FLOAT, i, out_acc);");
+    Method m = method(JavaSourceCompiler.compile("Taps", src), "taps");
+    try (Arena arena = Arena.ofShared()) {
+      for (int len : new int[] {1, 7, 33}) {
+        MemorySegment as = CCodegenTest.randomFloats(arena, len + 1, new Random(len));
+        MemorySegment ws = CCodegenTest.randomFloats(arena, 2, new Random(len + 1));
+        MemorySegment os = arena.allocate(JAVA_FLOAT, len);
+        m.invoke(null, as, ws, os, len);
+        for (int k = 0; k < len; k++) {
+          float expected =
+              0f
+                  + as.getAtIndex(JAVA_FLOAT, k) * ws.getAtIndex(JAVA_FLOAT, 0)
+                  + as.getAtIndex(JAVA_FLOAT, k + 1) * ws.getAtIndex(JAVA_FLOAT, 1);
+          assertThat(os.getAtIndex(JAVA_FLOAT, k)).as("out[%d], n=%d", k, len).isEqualTo(expected);
+        }
+      }
+      // An empty row reads no tap: with an empty filter, a tap read before the loop would throw.
+      m.invoke(null, arena.allocate(JAVA_FLOAT, 1), MemorySegment.NULL, arena.allocate(4), 0);
+    }
+  }
+
+  /**
+   * {@code c[i] += a[i * k + r] * b[r]} over a symbolic reduce axis: the element accumulated in a
+   * local variable for the whole reduce loop, stored once; an empty reduce axis leaves it as it was
+   * and touches nothing.
+   */
+  @Test
+  void reduceAxisAccumulatesInALocalVariable() throws Exception {
+    Var rows = new Var("rows");
+    Var k = new Var("k");
+    Buffer a = Fixtures.param("a", DType.FLOAT32, rows, k);
+    Buffer b = Fixtures.param("b", DType.FLOAT32, k);
+    Buffer c = Fixtures.param("c", DType.FLOAT32, rows);
+    Var i = new Var("i");
+    Var r = new Var("r");
+    var body =
+        For.serial(
+            i,
+            IntImm.of(0),
+            rows,
+            For.serial(
+                r,
+                IntImm.of(0),
+                k,
+                new Store(
+                    c, i, Load.of(c, i).add(Load.of(a, i.mul(k).add(r)).mul(Load.of(b, r))))));
+    PrimFunc f = new PrimFunc("matvec", List.of(a, b, c), List.of(rows, k), body);
+    String src = JavaCodegen.generate(List.of(f), "", "MatVec");
+    assertThat(src)
+        .contains("if (k > 0) {")
+        .contains("float c_acc = c.getAtIndex(JAVA_FLOAT, i);")
+        .contains("c_acc = c_acc + (a.getAtIndex(JAVA_FLOAT, (i * k) + r) * b.getAtIndex(")
+        .contains("c.setAtIndex(JAVA_FLOAT, i, c_acc);");
+    Method m = method(JavaSourceCompiler.compile("MatVec", src), "matvec");
+    try (Arena arena = Arena.ofShared()) {
+      int n = 5;
+      for (int depth : new int[] {0, 1, 13}) {
+        Random rnd = new Random(depth);
+        MemorySegment as = CCodegenTest.randomFloats(arena, Math.max(1, n * depth), rnd);
+        MemorySegment bs = CCodegenTest.randomFloats(arena, Math.max(1, depth), rnd);
+        MemorySegment cs = CCodegenTest.randomFloats(arena, n, rnd);
+        float[] expected = cs.toArray(JAVA_FLOAT);
+        for (int x = 0; x < n; x++) {
+          for (int y = 0; y < depth; y++) {
+            expected[x] += as.getAtIndex(JAVA_FLOAT, x * depth + y) * bs.getAtIndex(JAVA_FLOAT, y);
+          }
+        }
+        m.invoke(null, as, bs, cs, n, depth);
+        assertThat(cs.toArray(JAVA_FLOAT)).as("k=%d", depth).containsExactly(expected);
+      }
+    }
+  }
+
+  /** A load under a select is read where the select reads it, never before the loop. */
+  @Test
+  void loadUnderAConditionStaysInTheLoop() throws Exception {
+    Var n = new Var("n");
+    Var m = new Var("m");
+    Buffer b = Fixtures.param("b", DType.FLOAT32, m);
+    Buffer out = Fixtures.param("out", DType.FLOAT32, n);
+    Var i = new Var("i");
+    var body =
+        For.serial(
+            i,
+            IntImm.of(0),
+            n,
+            new Store(out, i, TE.select(m.gt(0), Load.of(b, IntImm.of(0)), FloatImm.f32(-1))));
+    PrimFunc f = new PrimFunc("guarded", List.of(b, out), List.of(n, m), body);
+    String src = JavaCodegen.generate(List.of(f), "", "Guarded");
+    assertThat(src).doesNotContain("b_v").doesNotContain("if (n > 0)");
+    Method fn = method(JavaSourceCompiler.compile("Guarded", src), "guarded");
+    try (Arena arena = Arena.ofShared()) {
+      MemorySegment os = arena.allocate(JAVA_FLOAT, 3);
+      fn.invoke(null, MemorySegment.NULL, os, 3, 0);
+      assertThat(os.toArray(JAVA_FLOAT)).containsExactly(-1f, -1f, -1f);
+    }
+  }
+
+  /**
+   * A constant-size local array allocated inside a serial loop of a parallel task is allocated once
+   * per task, before the loop; each task still has its own (the tasks run at once).
+   */
+  @Test
+  void localArrayInsideALoopIsAllocatedOncePerTask() throws Exception {
+    Var tasks = new Var("tasks");
+    Var rows = new Var("rows");
+    Buffer out = Fixtures.param("out", DType.FLOAT32, tasks, rows, IntImm.of(4));
+    Buffer t = new Buffer("t", DType.FLOAT32, MemoryScope.LOCAL, List.of());
+    Var p = new Var("p");
+    Var r = new Var("r");
+    Var j = new Var("j");
+    Var j2 = new Var("j");
+    var base = p.mul(rows).add(r).mul(4);
+    var row =
+        new Allocate(
+            t,
+            IntImm.of(4),
+            Seq.of(
+                For.serial(
+                    j,
+                    IntImm.of(0),
+                    IntImm.of(4),
+                    new Store(t, j, TE.cast(DType.FLOAT32, base.add(j)))),
+                For.serial(
+                    j2,
+                    IntImm.of(0),
+                    IntImm.of(4),
+                    new Store(out, base.add(j2), Load.of(t, IntImm.of(3).sub(j2))))));
+    var body =
+        Fixtures.loop(
+            p, IntImm.of(0), tasks, ForKind.PARALLEL, null, For.serial(r, IntImm.of(0), rows, row));
+    PrimFunc f = new PrimFunc("rows", List.of(out), List.of(tasks, rows), body);
+    String src = JavaCodegen.generate(List.of(f), "", "RowsOnce");
+    int alloc = src.indexOf("final float[] t = new float[4];");
+    assertThat(alloc).isPositive().isLessThan(src.indexOf("for (int r = 0;"));
+    assertThat(src.indexOf("forEach(p -> {")).isLessThan(alloc);
+    Method m = method(JavaSourceCompiler.compile("RowsOnce", src), "rows");
+    try (Arena arena = Arena.ofShared()) {
+      int nt = 64;
+      int nr = 9;
+      MemorySegment os = arena.allocate(JAVA_FLOAT, nt * nr * 4);
+      m.invoke(null, os, nt, nr);
+      for (int x = 0; x < nt * nr; x++) {
+        for (int y = 0; y < 4; y++) {
+          assertThat(os.getAtIndex(JAVA_FLOAT, x * 4L + y)).isEqualTo(x * 4f + 3 - y);
+        }
+      }
+    }
+  }
+
+  private static Method method(Class<?> k, String name) {
+    return Arrays.stream(k.getMethods())
+        .filter(x -> x.getName().equals(name))
+        .findFirst()
+        .orElseThrow();
+  }
+}
