@@ -274,6 +274,13 @@ public final class JavaCodegen extends CLikePrinter {
    * constant), its accumulator in a local variable.
    */
   private void innerFor(For f) {
+    Store copy = JavaLoopForms.contiguousCopy(f);
+    if (copy != null
+        && !substituted(copy.buffer())
+        && !substituted(((Load) copy.value()).buffer())) {
+      bulkCopy(f, copy);
+      return;
+    }
     List<Load> invariant = JavaLoopForms.invariantLoads(f);
     JavaLoopForms.Access reduction = JavaLoopForms.loopAccumulator(f);
     JavaLoopForms.Access row = reduction == null ? JavaLoopForms.rowAccumulator(f) : null;
@@ -313,6 +320,47 @@ public final class JavaCodegen extends CLikePrinter {
       dedent();
       line("}");
     }
+  }
+
+  private boolean substituted(Buffer b) {
+    return localLoads.keySet().stream().anyMatch(a -> a.buffer() == b)
+        || localStores.keySet().stream().anyMatch(a -> a.buffer() == b);
+  }
+
+  /** A contiguous copy as one call: System.arraycopy or MemorySegment.copy. */
+  private void bulkCopy(For f, Store st) {
+    Load src = (Load) st.value();
+    boolean guard = !(f.extent() instanceof IntImm e && e.value() > 0);
+    if (guard) {
+      line("if (" + expr(f.extent(), false) + " > 0) {");
+      indent();
+    }
+    String count = expr(f.extent(), true);
+    String s = copyStart(src.buffer(), JavaLoopForms.first(src.index(), f));
+    String d = copyStart(st.buffer(), JavaLoopForms.first(st.index(), f));
+    String from = name(src.buffer());
+    String to = name(st.buffer());
+    boolean srcArray = arrays.contains(src.buffer());
+    boolean dstArray = arrays.contains(st.buffer());
+    if (srcArray && dstArray) {
+      line("System.arraycopy(" + from + ", " + s + ", " + to + ", " + d + ", " + count + ");");
+    } else {
+      String fromArgs = srcArray ? from + ", " + s : from + ", " + layout(src.dtype()) + ", " + s;
+      String toArgs = dstArray ? to + ", " + d : to + ", " + layout(st.buffer().dtype()) + ", " + d;
+      line("MemorySegment.copy(" + fromArgs + ", " + toArgs + ", " + count + ");");
+    }
+    if (guard) {
+      dedent();
+      line("}");
+    }
+  }
+
+  /** The first element of a copy: an int index into an array, a byte offset into a segment. */
+  private String copyStart(Buffer b, Expr first) {
+    if (arrays.contains(b)) {
+      return first.dtype() == DType.INT64 ? "(int) " + expr(first, false) : expr(first, true);
+    }
+    return b.dtype().bytes() + "L * " + expr(first, false);
   }
 
   /** The body of a loop whose statements all update {@code acc}: summed in a local variable. */

@@ -1,13 +1,16 @@
 package dev.kernelgen.codegen;
 
+import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Load;
 import dev.kernelgen.te.Select;
+import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Buffer;
@@ -25,6 +28,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -124,6 +128,44 @@ final class JavaLoopForms {
     }
     Access acc = new Access(st.buffer(), st.index());
     return onlyReads(st.value(), acc) && readsElement(st.value(), acc) ? acc : null;
+  }
+
+  /**
+   * The store of a loop that copies a contiguous run: the body is {@code dst[a + v] = src[b + v]}
+   * with {@code v} the loop's 32-bit variable, {@code a} and {@code b} free of it, two different
+   * buffers of one numeric type; else null.
+   */
+  static Store contiguousCopy(For f) {
+    if (!(f.body() instanceof Store st)
+        || !(st.value() instanceof Load src)
+        || src.buffer() == st.buffer()
+        || f.loopVar().dtype() != DType.INT32
+        || src.buffer().dtype() != st.buffer().dtype()
+        || st.buffer().dtype() == DType.BOOL
+        || !unitStride(st.index(), f.loopVar())
+        || !unitStride(src.index(), f.loopVar())) {
+      return null;
+    }
+    return st;
+  }
+
+  /** The index of the loop's first iteration: {@code index} with the loop variable at its min. */
+  static Expr first(Expr index, For f) {
+    return Simplifier.simplify(Substitute.apply(index, Map.of(f.loopVar(), f.min())));
+  }
+
+  /** Whether {@code index} is {@code v} plus terms free of {@code v}. */
+  private static boolean unitStride(Expr index, Var v) {
+    if (index == v) {
+      return true;
+    }
+    if (index instanceof Binary b && (b.op() == BinOp.ADD || b.op() == BinOp.SUB)) {
+      if (!FreeVars.uses(b.b(), v)) {
+        return unitStride(b.a(), v);
+      }
+      return b.op() == BinOp.ADD && !FreeVars.uses(b.a(), v) && unitStride(b.b(), v);
+    }
+    return false;
   }
 
   /** The body's statements when it is only stores (in sequences), else null. */

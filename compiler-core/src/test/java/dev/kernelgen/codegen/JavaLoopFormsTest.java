@@ -211,6 +211,75 @@ class JavaLoopFormsTest {
     }
   }
 
+  /**
+   * Loops that copy contiguous runs (segment to array, array to array, array to segment, segment to
+   * segment at an offset) become bulk copies; on rows of any length, none included.
+   */
+  @Test
+  void contiguousCopiesAreBulkCopies() throws Exception {
+    Var rows = new Var("rows");
+    Var n = new Var("n");
+    Buffer in = Fixtures.param("in", DType.FLOAT32, rows, n);
+    Buffer out = Fixtures.param("out", DType.FLOAT32, rows, n);
+    Buffer shifted = Fixtures.param("shifted", DType.FLOAT32, rows, n.add(1));
+    Buffer t = new Buffer("t", DType.FLOAT32, MemoryScope.LOCAL, List.of());
+    Buffer u = new Buffer("u", DType.FLOAT32, MemoryScope.LOCAL, List.of());
+    Var r = new Var("r");
+    Var[] j = {new Var("j"), new Var("j"), new Var("j"), new Var("j")};
+    var row = r.mul(n);
+    var body =
+        For.serial(
+            r,
+            IntImm.of(0),
+            rows,
+            new Allocate(
+                t,
+                n,
+                new Allocate(
+                    u,
+                    n,
+                    Seq.of(
+                        For.serial(
+                            j[0], IntImm.of(0), n, new Store(t, j[0], Load.of(in, row.add(j[0])))),
+                        For.serial(j[1], IntImm.of(0), n, new Store(u, j[1], Load.of(t, j[1]))),
+                        For.serial(
+                            j[2], IntImm.of(0), n, new Store(out, row.add(j[2]), Load.of(u, j[2]))),
+                        For.serial(
+                            j[3],
+                            IntImm.of(0),
+                            n,
+                            new Store(
+                                shifted,
+                                r.mul(n.add(1)).add(j[3]).add(1),
+                                Load.of(in, row.add(j[3]))))))));
+    PrimFunc f = new PrimFunc("copies", List.of(in, out, shifted), List.of(rows, n), body);
+    String src = JavaCodegen.generate(List.of(f), "", "Copies");
+    assertThat(src)
+        .contains("MemorySegment.copy(in, JAVA_FLOAT, 4L * (r * n), t, 0, n);")
+        .contains("System.arraycopy(t, 0, u, 0, n);")
+        .contains("MemorySegment.copy(u, 0, out, JAVA_FLOAT, 4L * (r * n), n);")
+        .contains("MemorySegment.copy(in, JAVA_FLOAT, 4L * (r * n), shifted, JAVA_FLOAT, 4L * ")
+        .doesNotContain("for (int j");
+    Method m = method(JavaSourceCompiler.compile("Copies", src), "copies");
+    try (Arena arena = Arena.ofShared()) {
+      for (int len : new int[] {0, 1, 17}) {
+        int nr = 3;
+        MemorySegment is = CCodegenTest.randomFloats(arena, Math.max(1, nr * len), new Random(len));
+        MemorySegment os = arena.allocate(JAVA_FLOAT, Math.max(1, nr * len));
+        MemorySegment ss = arena.allocate(JAVA_FLOAT, nr * (len + 1));
+        m.invoke(null, is, os, ss, nr, len);
+        for (int x = 0; x < nr; x++) {
+          assertThat(ss.getAtIndex(JAVA_FLOAT, x * (len + 1L))).isEqualTo(0f);
+          for (int y = 0; y < len; y++) {
+            float v = is.getAtIndex(JAVA_FLOAT, x * len + y);
+            assertThat(os.getAtIndex(JAVA_FLOAT, x * len + y)).isEqualTo(v);
+            assertThat(ss.getAtIndex(JAVA_FLOAT, x * (len + 1L) + y + 1)).isEqualTo(v);
+          }
+        }
+      }
+    }
+  }
+
   private static Method method(Class<?> k, String name) {
     return Arrays.stream(k.getMethods())
         .filter(x -> x.getName().equals(name))
