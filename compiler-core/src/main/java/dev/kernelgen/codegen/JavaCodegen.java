@@ -53,6 +53,9 @@ public final class JavaCodegen extends CLikePrinter {
   /** The identifiers of allocations already declared at the top of their function or task. */
   private final Map<Allocate, String> hoisted = new IdentityHashMap<>();
 
+  /** The staging array of each loop that stores a row of a parameter through one. */
+  private final Map<For, String> staging = new IdentityHashMap<>();
+
   private JavaCodegen() {}
 
   /** The source of {@code packageName.className} with one static method per function. */
@@ -284,7 +287,7 @@ public final class JavaCodegen extends CLikePrinter {
     List<Load> invariant = JavaLoopForms.invariantLoads(f);
     JavaLoopForms.Access reduction = JavaLoopForms.loopAccumulator(f);
     JavaLoopForms.Access row = reduction == null ? JavaLoopForms.rowAccumulator(f) : null;
-    if (invariant.isEmpty() && reduction == null && row == null) {
+    if (invariant.isEmpty() && reduction == null && row == null && !staging.containsKey(f)) {
       serialFor(f, List.of());
       return;
     }
@@ -301,7 +304,27 @@ public final class JavaCodegen extends CLikePrinter {
       line("final " + typeName(l.dtype()) + " " + n + " = " + value + ";");
       localLoads.put(JavaLoopForms.Access.of(l), n);
     }
-    if (reduction != null) {
+    String stage = staging.get(f);
+    if (stage != null) {
+      Store st = (Store) f.body();
+      String lo = f.min() instanceof IntImm m && m.value() == 0 ? "" : " - " + expr(f.min(), false);
+      serialFor(
+          f,
+          List.of(),
+          () -> line(stage + "[" + name(f.loopVar()) + lo + "] = " + expr(st.value(), true) + ";"));
+      line(
+          "MemorySegment.copy("
+              + stage
+              + ", 0, "
+              + name(st.buffer())
+              + ", "
+              + layout(st.buffer().dtype())
+              + ", "
+              + copyStart(st.buffer(), JavaLoopForms.first(st.index(), f))
+              + ", "
+              + expr(f.extent(), true)
+              + ");");
+    } else if (reduction != null) {
       String acc = accumulator(reduction);
       line(typeName(reduction.buffer().dtype()) + " " + acc + " = " + load(reduction) + ";");
       bindLocal(reduction, acc);
@@ -412,6 +435,23 @@ public final class JavaCodegen extends CLikePrinter {
       String ty = typeName(a.buffer().dtype());
       line("final " + ty + "[] " + n + " = new " + ty + "[" + allocationSize(a) + "];");
       hoisted.put(a, n);
+    }
+    // One staging array per element type, as long as the region's longest staged row.
+    Map<DType, Long> lengths = new java.util.EnumMap<>(DType.class);
+    List<For> staged = JavaLoopForms.stagedLoops(region, func.params());
+    for (For f : staged) {
+      long len = ((IntImm) f.extent()).value();
+      lengths.merge(((Store) f.body()).buffer().dtype(), len, Math::max);
+    }
+    Map<DType, String> arraysByType = new java.util.EnumMap<>(DType.class);
+    lengths.forEach(
+        (t, len) -> {
+          String n = names.fresh("stage_" + typeName(t));
+          line("final " + typeName(t) + "[] " + n + " = new " + typeName(t) + "[" + len + "];");
+          arraysByType.put(t, n);
+        });
+    for (For f : staged) {
+      staging.put(f, arraysByType.get(((Store) f.body()).buffer().dtype()));
     }
   }
 

@@ -149,6 +149,49 @@ final class JavaLoopForms {
     return st;
   }
 
+  /** The longest run a staging array holds; longer rows are stored element by element. */
+  static final long MAX_STAGED = 4096;
+
+  /**
+   * Whether {@code f} is a loop to stage: its body is one store of a contiguous run of one of
+   * {@code params}, with a constant extent up to {@link #MAX_STAGED}, its value not reading that
+   * parameter, and it is not a plain copy ({@link #contiguousCopy}).
+   */
+  static boolean staged(For f, List<Buffer> params) {
+    return f.body() instanceof Store st
+        && f.kind() != ForKind.PARALLEL
+        && params.stream().anyMatch(p -> p == st.buffer())
+        && st.buffer().dtype() != DType.BOOL
+        && f.loopVar().dtype() == DType.INT32
+        && f.extent() instanceof IntImm e
+        && e.value() > 0
+        && e.value() <= MAX_STAGED
+        && unitStride(st.index(), f.loopVar())
+        && !readsBuffer(st.value(), st.buffer())
+        && contiguousCopy(f) == null;
+  }
+
+  /**
+   * The loops to stage in {@code region} (a function body or a parallel loop's body), not those
+   * inside a parallel loop nested in it, in printing order.
+   */
+  static List<For> stagedLoops(Stmt region, List<Buffer> params) {
+    List<For> out = new ArrayList<>();
+    new StmtVisitor() {
+      @Override
+      public void visit(Stmt s) {
+        if (s instanceof For f && f.kind() == ForKind.PARALLEL) {
+          return; // its tasks run at once: each stages in its own array
+        }
+        if (s instanceof For f && staged(f, params)) {
+          out.add(f);
+        }
+        super.visit(s);
+      }
+    }.visit(region);
+    return out;
+  }
+
   /** The index of the loop's first iteration: {@code index} with the loop variable at its min. */
   static Expr first(Expr index, For f) {
     return Simplifier.simplify(Substitute.apply(index, Map.of(f.loopVar(), f.min())));

@@ -280,6 +280,56 @@ class JavaLoopFormsTest {
     }
   }
 
+  /**
+   * A loop that stores a row of a parameter computes it into a staging array of its task, copied in
+   * bulk after the loop; tasks running at once each have their own, and a row at an offset (min 1)
+   * lands where the loop would have stored it.
+   */
+  @Test
+  void rowOfAParameterIsStagedPerTask() throws Exception {
+    Var tasks = new Var("tasks");
+    Buffer in = Fixtures.param("in", DType.FLOAT32, tasks, IntImm.of(8));
+    Buffer out = Fixtures.param("out", DType.FLOAT32, tasks, IntImm.of(8));
+    Var p = new Var("p");
+    Var j = new Var("j");
+    var value = Load.of(in, p.mul(8).add(j)).mul(FloatImm.f32(2)).max(FloatImm.f32(0));
+    var body =
+        Fixtures.loop(
+            p,
+            IntImm.of(0),
+            tasks,
+            ForKind.PARALLEL,
+            null,
+            Fixtures.loop(
+                j,
+                IntImm.of(1),
+                IntImm.of(7),
+                ForKind.VECTORIZED,
+                null,
+                new Store(out, p.mul(8).add(j), value)));
+    PrimFunc f = new PrimFunc("relu2", List.of(in, out), List.of(tasks), body);
+    String src = JavaCodegen.generate(List.of(f), "", "Staged");
+    int stage = src.indexOf("final float[] stage_float = new float[7];");
+    assertThat(stage).isGreaterThan(src.indexOf("forEach(p -> {"));
+    assertThat(src)
+        .contains("stage_float[j - 1] = Math.max(")
+        .contains("MemorySegment.copy(stage_float, 0, out, JAVA_FLOAT, 4L * ((p * 8) + 1), 7);");
+    Method m = method(JavaSourceCompiler.compile("Staged", src), "relu2");
+    try (Arena arena = Arena.ofShared()) {
+      int nt = 200;
+      MemorySegment is = CCodegenTest.randomFloats(arena, nt * 8, new Random(5));
+      MemorySegment os = arena.allocate(JAVA_FLOAT, nt * 8);
+      os.fill((byte) 0x7f); // 0x7f7f7f7f: untouched elements keep it
+      m.invoke(null, is, os, nt);
+      float untouched = Float.intBitsToFloat(0x7f7f7f7f);
+      for (int x = 0; x < nt * 8; x++) {
+        int col = x % 8;
+        float expected = col == 0 ? untouched : Math.max(is.getAtIndex(JAVA_FLOAT, x) * 2f, 0f);
+        assertThat(os.getAtIndex(JAVA_FLOAT, x)).as("out[%d]", x).isEqualTo(expected);
+      }
+    }
+  }
+
   private static Method method(Class<?> k, String name) {
     return Arrays.stream(k.getMethods())
         .filter(x -> x.getName().equals(name))

@@ -32,7 +32,7 @@ public final class CpuBench {
   /** Largest absolute difference from the reference that counts as correct. */
   public static final double TOLERANCE = 1e-3;
 
-  /** Rounds of the side-by-side timing of ours and ONNX Runtime ({@link Timing#sideBySide}). */
+  /** Rounds of the side-by-side timing of ours, ONNX Runtime and the generated Java kernels. */
   static final int ROUNDS = 5;
 
   /**
@@ -182,8 +182,9 @@ public final class CpuBench {
     float[] expected = new float[w.outputSize()];
     java.run(in, filter, scale, shift, expected);
 
-    // Ours (tuned first, when it is the tuned kernel) and ONNX Runtime, each checked against the
-    // Java loops, then timed side by side (alternating rounds, see Timing#sideBySide).
+    // Ours (tuned first, when it is the tuned kernel), ONNX Runtime and the generated Java
+    // kernels, each checked against the Java loops, then timed side by side (alternating rounds,
+    // see Timing#sideBySide): a change in a shared machine's load falls on all of them.
     DepthwiseImpl impl = ours == null ? null : ours.create(w, fused);
     Runnable oursRun = null;
     if (impl != null) {
@@ -192,30 +193,34 @@ public final class CpuBench {
       check("ours (" + ours.name() + ")", label, expected, got);
       oursRun = impl.prepare(in, filter, scale, shift, got);
     }
-    Double ortUs;
-    Double oursUs = null;
-    try (OrtRunner ort = OrtRunner.of(w, fused, filter, scale, shift)) {
-      check("ONNX Runtime", label, expected, ort.run(in));
-      if (oursRun == null) {
-        ortUs = timing.medianMicros(ort.timed(in));
-      } else {
-        double[] t = timing.sideBySide(oursRun, ort.timed(in), ROUNDS);
-        oursUs = t[0];
-        ortUs = t[1];
-      }
-    }
-
-    float[] scratch = new float[w.outputSize()];
-    double javaUs = timing.medianMicros(() -> java.run(in, filter, scale, shift, scratch));
-
-    Double kgJavaUs = null;
     DepthwiseImpl generated = kgJava == null ? null : kgJava.create(w, fused);
+    Runnable kgJavaRun = null;
     if (generated != null) {
       float[] got = new float[w.outputSize()];
       generated.run(in, filter, scale, shift, got);
       check("generated Java (" + kgJava.name() + ")", label, expected, got);
-      kgJavaUs = timing.medianMicros(generated.prepare(in, filter, scale, shift, got));
+      kgJavaRun = generated.prepare(in, filter, scale, shift, got);
     }
+    Double ortUs;
+    Double oursUs = null;
+    Double kgJavaUs = null;
+    try (OrtRunner ort = OrtRunner.of(w, fused, filter, scale, shift)) {
+      check("ONNX Runtime", label, expected, ort.run(in));
+      List<Runnable> ops = new ArrayList<>(List.of(ort.timed(in)));
+      if (oursRun != null) {
+        ops.add(oursRun);
+      }
+      if (kgJavaRun != null) {
+        ops.add(kgJavaRun);
+      }
+      double[] t = timing.sideBySide(ROUNDS, ops.toArray(Runnable[]::new));
+      ortUs = t[0];
+      oursUs = oursRun == null ? null : t[1];
+      kgJavaUs = kgJavaRun == null ? null : t[t.length - 1];
+    }
+
+    float[] scratch = new float[w.outputSize()];
+    double javaUs = timing.medianMicros(() -> java.run(in, filter, scale, shift, scratch));
     return new Result(w.name(), fused, oursUs, ortUs, javaUs, kgJavaUs);
   }
 
