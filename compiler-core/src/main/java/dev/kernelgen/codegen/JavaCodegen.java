@@ -37,7 +37,19 @@ import java.util.TreeSet;
  *
  * <p>Inner loops are printed in forms that HotSpot's C2 compiles to tight code ({@link
  * JavaLoopForms}): accumulators in local variables, loop-invariant loads read before the loop,
- * constant-size local arrays allocated once per function or parallel task.
+ * constant-size local arrays allocated once per function or parallel task, contiguous copies as
+ * bulk copies, rows of a parameter staged in an array so that their loop is over arrays.
+ *
+ * <p>Why plain loops for C2 and not the Vector API: {@code jdk.incubator.vector} (still incubating
+ * in JDK 25) is resolved only when the JVM starts with {@code --add-modules jdk.incubator.vector};
+ * a jar manifest cannot add a module, and an application cannot load it later ({@code
+ * ModuleLayer.defineModulesWithOneLoader} refuses a system module: "Class loader must be the boot
+ * class loader"). A vector variant would therefore run only for users who add the flag, and the
+ * default must be fast without it. C2's auto-vectorizer (JDK 25) vectorizes a loop over arrays only
+ * when it can prove that its stores do not feed its loads, which it cannot for two arrays indexed
+ * at offsets that differ by a loop-invariant (no runtime alias check before JDK 26), and it did not
+ * vectorize segment accesses in these loops: the forms above make the loops that can be vectorized
+ * array loops, and the others tight scalar code.
  */
 public final class JavaCodegen extends CLikePrinter {
   private final Set<String> layouts = new TreeSet<>();
