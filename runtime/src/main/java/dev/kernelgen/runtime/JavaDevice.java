@@ -199,7 +199,7 @@ public final class JavaDevice implements Device {
             switch (v) {
               case MemorySegment m -> m;
               case HostTensor t -> t.segment();
-              default -> null;
+              case null, default -> null;
             };
         if (s != null && !s.isAccessibleBy(NOT_AN_OWNER)) {
           return true;
