@@ -15,6 +15,7 @@ import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -68,6 +69,14 @@ public final class JavaCodegen extends CLikePrinter {
   /** The staging array of each loop that stores a row of a parameter through one. */
   private final Map<For, String> staging = new IdentityHashMap<>();
 
+  /** The loops whose row of sums is split ({@link JavaRowSplit}), and their window arrays. */
+  private final Map<For, JavaRowSplit.Plan> splits = new IdentityHashMap<>();
+
+  private final Map<For, String> windows = new IdentityHashMap<>();
+
+  /** The buffers the function allocates (Java arrays). */
+  private Set<Buffer> localArrays = Set.of();
+
   private JavaCodegen() {}
 
   /** The source of {@code packageName.className} with one static method per function. */
@@ -109,6 +118,16 @@ public final class JavaCodegen extends CLikePrinter {
         paramList(b -> "MemorySegment " + name(b), v -> typeName(v.dtype()) + " " + name(v));
     line("public static void " + f.name() + "(" + params + ") {");
     indent();
+    localArrays = Collections.newSetFromMap(new IdentityHashMap<>());
+    new StmtVisitor() {
+      @Override
+      public void visit(Stmt s) {
+        if (s instanceof Allocate a) {
+          localArrays.add(a.buffer());
+        }
+        super.visit(s);
+      }
+    }.visit(f.body());
     hoistAllocations(f.body());
     stmt(f.body());
     dedent();
@@ -299,7 +318,12 @@ public final class JavaCodegen extends CLikePrinter {
     List<Load> invariant = JavaLoopForms.invariantLoads(f);
     JavaLoopForms.Access reduction = JavaLoopForms.loopAccumulator(f);
     JavaLoopForms.Access row = reduction == null ? JavaLoopForms.rowAccumulator(f) : null;
-    if (invariant.isEmpty() && reduction == null && row == null && !staging.containsKey(f)) {
+    JavaRowSplit.Plan split = splits.get(f);
+    if (invariant.isEmpty()
+        && reduction == null
+        && row == null
+        && split == null
+        && !staging.containsKey(f)) {
       serialFor(f, List.of());
       return;
     }
@@ -317,7 +341,9 @@ public final class JavaCodegen extends CLikePrinter {
       localLoads.put(JavaLoopForms.Access.of(l), n);
     }
     String stage = staging.get(f);
-    if (stage != null) {
+    if (split != null) {
+      splitRow(f, split);
+    } else if (stage != null) {
       Store st = (Store) f.body();
       String lo = f.min() instanceof IntImm m && m.value() == 0 ? "" : " - " + expr(f.min(), false);
       serialFor(
@@ -355,6 +381,35 @@ public final class JavaCodegen extends CLikePrinter {
       dedent();
       line("}");
     }
+  }
+
+  /** A row of sums split into loops over a window ({@link JavaRowSplit}). */
+  private void splitRow(For f, JavaRowSplit.Plan p) {
+    String window = windows.get(f);
+    line(
+        "System.arraycopy("
+            + name(p.source())
+            + ", "
+            + copyStart(p.source(), p.sourceFirst())
+            + ", "
+            + window
+            + ", 0, "
+            + p.length()
+            + ");");
+    String prev = names.current(p.window());
+    names.restore(p.window(), window);
+    arrays.add(p.window());
+    Load element = Load.of(p.acc().buffer(), p.acc().index());
+    for (int g = 0; g < p.groups().size(); g++) {
+      Expr value = g == 0 ? p.init() : element;
+      for (Expr term : p.groups().get(g)) {
+        value = dev.kernelgen.te.Binary.of(dev.kernelgen.te.BinOp.ADD, value, term);
+      }
+      Expr sum = value;
+      serialFor(
+          f, List.of(), () -> line(store(p.acc().buffer(), p.acc().index(), expr(sum, true))));
+    }
+    names.restore(p.window(), prev);
   }
 
   private boolean substituted(Buffer b) {
@@ -455,6 +510,26 @@ public final class JavaCodegen extends CLikePrinter {
       long len = ((IntImm) f.extent()).value();
       lengths.merge(((Store) f.body()).buffer().dtype(), len, Math::max);
     }
+    // One window array per element type, as long as the region's longest window.
+    Map<DType, Long> windowLengths = new java.util.EnumMap<>(DType.class);
+    List<JavaRowSplit.Plan> plans = new ArrayList<>();
+    List<For> split = splitLoops(region);
+    for (For f : split) {
+      JavaRowSplit.Plan p = JavaRowSplit.plan(f, localArrays::contains);
+      plans.add(p);
+      windowLengths.merge(p.window().dtype(), p.length(), Math::max);
+    }
+    Map<DType, String> windowsByType = new java.util.EnumMap<>(DType.class);
+    windowLengths.forEach(
+        (t, len) -> {
+          String n = names.fresh("window_" + typeName(t));
+          line("final " + typeName(t) + "[] " + n + " = new " + typeName(t) + "[" + len + "];");
+          windowsByType.put(t, n);
+        });
+    for (int i = 0; i < split.size(); i++) {
+      splits.put(split.get(i), plans.get(i));
+      windows.put(split.get(i), windowsByType.get(plans.get(i).window().dtype()));
+    }
     Map<DType, String> arraysByType = new java.util.EnumMap<>(DType.class);
     lengths.forEach(
         (t, len) -> {
@@ -465,6 +540,24 @@ public final class JavaCodegen extends CLikePrinter {
     for (For f : staged) {
       staging.put(f, arraysByType.get(((Store) f.body()).buffer().dtype()));
     }
+  }
+
+  /** The loops of {@code region} with a split plan, not inside a parallel loop nested in it. */
+  private List<For> splitLoops(Stmt region) {
+    List<For> out = new ArrayList<>();
+    new StmtVisitor() {
+      @Override
+      public void visit(Stmt s) {
+        if (s instanceof For f && f.kind() == ForKind.PARALLEL) {
+          return;
+        }
+        if (s instanceof For f && JavaRowSplit.plan(f, localArrays::contains) != null) {
+          out.add(f);
+        }
+        super.visit(s);
+      }
+    }.visit(region);
+    return out;
   }
 
   private String allocationSize(Allocate a) {

@@ -330,6 +330,114 @@ class JavaLoopFormsTest {
     }
   }
 
+  /**
+   * A row of nine taps summed from a local plane ({@code row[j] = 0; row[j] += plane[r * w + j + c]
+   * * f[c]} for c in three rows of three) is split into three loops over a window of the plane, the
+   * taps of a loop a row apart; on a ragged row (w = 19) the sums equal the loop's up to rounding.
+   * A tap under a select keeps the row in one loop.
+   */
+  @Test
+  void rowOfTapsIsSplitOverAWindow() throws Exception {
+    int w = 19;
+    int rows = 5;
+    Buffer in = Fixtures.param("in", DType.FLOAT32, IntImm.of(rows + 2), IntImm.of(w + 2));
+    Buffer f = Fixtures.param("f", DType.FLOAT32, IntImm.of(9));
+    Buffer out = Fixtures.param("out", DType.FLOAT32, IntImm.of(rows), IntImm.of(w));
+    Buffer plane = new Buffer("plane", DType.FLOAT32, MemoryScope.LOCAL, List.of());
+    Buffer row = new Buffer("row", DType.FLOAT32, MemoryScope.LOCAL, List.of());
+    Var i = new Var("i");
+    Var r = new Var("r");
+    Var j = new Var("j");
+    Var j2 = new Var("j");
+    int size = (rows + 2) * (w + 2);
+    List<dev.kernelgen.tir.Stmt> taps = new java.util.ArrayList<>();
+    taps.add(new Store(row, j, FloatImm.f32(0)));
+    for (int c = 0; c < 9; c++) {
+      int off = (c / 3) * (w + 2) + c % 3;
+      taps.add(
+          new Store(
+              row,
+              j,
+              Load.of(row, j)
+                  .add(
+                      Load.of(plane, r.mul(w + 2).add(j).add(off)).mul(Load.of(f, IntImm.of(c))))));
+    }
+    var body =
+        new Allocate(
+            plane,
+            IntImm.of(size),
+            Seq.of(
+                For.serial(i, IntImm.of(0), IntImm.of(size), new Store(plane, i, Load.of(in, i))),
+                new Allocate(
+                    row,
+                    IntImm.of(w),
+                    For.serial(
+                        r,
+                        IntImm.of(0),
+                        IntImm.of(rows),
+                        Seq.of(
+                            For.serial(j, IntImm.of(0), IntImm.of(w), Seq.of(taps)),
+                            For.serial(
+                                j2,
+                                IntImm.of(0),
+                                IntImm.of(w),
+                                new Store(out, r.mul(w).add(j2), Load.of(row, j2))))))));
+    PrimFunc fn = new PrimFunc("conv", List.of(in, f, out), List.of(), body);
+    String src = JavaCodegen.generate(List.of(fn), "", "Split");
+    assertThat(src)
+        .contains("System.arraycopy(plane, r * 21, window_float, 0, 63);")
+        .contains(
+            "row[j] = ((0.0f + (window_float[j] * f_v)) + (window_float[j + 21] * f_v_3))"
+                + " + (window_float[j + 42] * f_v_6);")
+        .contains("row[j_1] = ((row[j_1] + (window_float[j_1 + 1] * f_v_1))");
+    Method m = method(JavaSourceCompiler.compile("Split", src), "conv");
+    try (Arena arena = Arena.ofShared()) {
+      MemorySegment is = CCodegenTest.randomFloats(arena, size, new Random(9));
+      MemorySegment fs = CCodegenTest.randomFloats(arena, 9, new Random(10));
+      MemorySegment os = arena.allocate(JAVA_FLOAT, rows * w);
+      m.invoke(null, is, fs, os);
+      for (int y = 0; y < rows; y++) {
+        for (int x = 0; x < w; x++) {
+          float expected = 0f;
+          for (int c = 0; c < 9; c++) {
+            expected +=
+                is.getAtIndex(JAVA_FLOAT, (y + c / 3) * (w + 2L) + x + c % 3)
+                    * fs.getAtIndex(JAVA_FLOAT, c);
+          }
+          assertThat(os.getAtIndex(JAVA_FLOAT, (long) y * w + x))
+              .isCloseTo(
+                  expected, org.assertj.core.data.Offset.offset(1e-5f * (1 + Math.abs(expected))));
+        }
+      }
+    }
+    // A tap under a select: its load may be out of range where the select does not take it.
+    taps.set(
+        1,
+        new Store(
+            row,
+            j,
+            Load.of(row, j)
+                .add(
+                    TE.select(
+                        j.gt(0), Load.of(plane, r.mul(w + 2).add(j).sub(1)), FloatImm.f32(0)))));
+    var guarded =
+        new Allocate(
+            plane,
+            IntImm.of(size),
+            new Allocate(
+                row,
+                IntImm.of(w),
+                For.serial(
+                    r,
+                    IntImm.of(0),
+                    IntImm.of(rows),
+                    For.serial(j, IntImm.of(0), IntImm.of(w), Seq.of(taps)))));
+    String unsplit =
+        JavaCodegen.generate(
+            List.of(new PrimFunc("conv", List.of(in, f, out), List.of(), guarded)), "", "G");
+    assertThat(unsplit).doesNotContain("window").contains("float row_acc = 0.0f;");
+  }
+
   private static Method method(Class<?> k, String name) {
     return Arrays.stream(k.getMethods())
         .filter(x -> x.getName().equals(name))
