@@ -386,16 +386,21 @@ public final class JavaCodegen extends CLikePrinter {
   /** A row of sums split into loops over a window ({@link JavaRowSplit}). */
   private void splitRow(For f, JavaRowSplit.Plan p) {
     String window = windows.get(f);
+    String from = name(p.source()) + ", ";
+    String start = copyStart(p.source(), p.sourceFirst());
     line(
-        "System.arraycopy("
-            + name(p.source())
-            + ", "
-            + copyStart(p.source(), p.sourceFirst())
-            + ", "
-            + window
-            + ", 0, "
-            + p.length()
-            + ");");
+        arrays.contains(p.source())
+            ? "System.arraycopy(" + from + start + ", " + window + ", 0, " + p.length() + ");"
+            : "MemorySegment.copy("
+                + from
+                + layout(p.source().dtype())
+                + ", "
+                + start
+                + ", "
+                + window
+                + ", 0, "
+                + p.length()
+                + ");");
     String prev = names.current(p.window());
     names.restore(p.window(), window);
     arrays.add(p.window());

@@ -104,7 +104,7 @@ final class JavaRowSplit {
     }
     Buffer source = moving.get(0).buffer();
     Offset first = offset(moving.get(0).index(), j);
-    if (!isLocalArray.test(source) || first == null) {
+    if (first == null || source.dtype() == DType.BOOL) {
       return null;
     }
     long cmin = Long.MAX_VALUE;

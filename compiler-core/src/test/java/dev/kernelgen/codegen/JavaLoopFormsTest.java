@@ -438,6 +438,72 @@ class JavaLoopFormsTest {
     assertThat(unsplit).doesNotContain("window").contains("float row_acc = 0.0f;");
   }
 
+  /** The same row of taps read from a parameter: the window is copied from the segment. */
+  @Test
+  void rowOfTapsFromASegmentIsSplitOverAWindow() throws Exception {
+    int w = 19;
+    int rows = 5;
+    Buffer in = Fixtures.param("in", DType.FLOAT32, IntImm.of(rows + 2), IntImm.of(w + 2));
+    Buffer f = Fixtures.param("f", DType.FLOAT32, IntImm.of(9));
+    Buffer out = Fixtures.param("out", DType.FLOAT32, IntImm.of(rows), IntImm.of(w));
+    Buffer row = new Buffer("row", DType.FLOAT32, MemoryScope.LOCAL, List.of());
+    Var r = new Var("r");
+    Var j = new Var("j");
+    Var j2 = new Var("j");
+    List<dev.kernelgen.tir.Stmt> taps = new java.util.ArrayList<>();
+    taps.add(new Store(row, j, FloatImm.f32(0)));
+    for (int c = 0; c < 9; c++) {
+      int off = (c / 3) * (w + 2) + c % 3;
+      taps.add(
+          new Store(
+              row,
+              j,
+              Load.of(row, j)
+                  .add(Load.of(in, r.mul(w + 2).add(j).add(off)).mul(Load.of(f, IntImm.of(c))))));
+    }
+    var body =
+        For.serial(
+            r,
+            IntImm.of(0),
+            IntImm.of(rows),
+            new Allocate(
+                row,
+                IntImm.of(w),
+                Seq.of(
+                    For.serial(j, IntImm.of(0), IntImm.of(w), Seq.of(taps)),
+                    For.serial(
+                        j2,
+                        IntImm.of(0),
+                        IntImm.of(w),
+                        new Store(out, r.mul(w).add(j2), Load.of(row, j2).mul(FloatImm.f32(2)))))));
+    PrimFunc fn = new PrimFunc("conv", List.of(in, f, out), List.of(), body);
+    String src = JavaCodegen.generate(List.of(fn), "", "SplitSegment");
+    assertThat(src)
+        .contains("MemorySegment.copy(in, JAVA_FLOAT, 4L * (r * 21), window_float, 0, 63);")
+        .contains("final float[] stage_float = new float[19];");
+    Method m = method(JavaSourceCompiler.compile("SplitSegment", src), "conv");
+    try (Arena arena = Arena.ofShared()) {
+      MemorySegment is = CCodegenTest.randomFloats(arena, (rows + 2) * (w + 2), new Random(11));
+      MemorySegment fs = CCodegenTest.randomFloats(arena, 9, new Random(12));
+      MemorySegment os = arena.allocate(JAVA_FLOAT, rows * w);
+      m.invoke(null, is, fs, os);
+      for (int y = 0; y < rows; y++) {
+        for (int x = 0; x < w; x++) {
+          float expected = 0f;
+          for (int c = 0; c < 9; c++) {
+            expected +=
+                is.getAtIndex(JAVA_FLOAT, (y + c / 3) * (w + 2L) + x + c % 3)
+                    * fs.getAtIndex(JAVA_FLOAT, c);
+          }
+          expected *= 2;
+          assertThat(os.getAtIndex(JAVA_FLOAT, (long) y * w + x))
+              .isCloseTo(
+                  expected, org.assertj.core.data.Offset.offset(1e-5f * (1 + Math.abs(expected))));
+        }
+      }
+    }
+  }
+
   private static Method method(Class<?> k, String name) {
     return Arrays.stream(k.getMethods())
         .filter(x -> x.getName().equals(name))
