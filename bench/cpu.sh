@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CPU benchmark of depthwise convolution: ONNX Runtime, plain Java loops and (when an OursKernel
+# CPU benchmark of depthwise convolution: ONNX Runtime, plain Java loops, the generated Java
+# kernels (kgjava_us; the CPU model and ISA level head the report) and (when an OursKernel
 # is registered) kernelgen's kernels. Usage: bench/cpu.sh [OUT_JSON] [CpuBench options...]
 #   OUT_JSON defaults to bench/results/cpu-latest.json; options: --only TEXT, --quick, --seed FILE.
 set -euo pipefail

@@ -15,8 +15,10 @@ import java.util.Random;
 import java.util.ServiceLoader;
 
 /**
- * The CPU benchmark: for each workload, plain and fused, checks ONNX Runtime and "ours" against
- * {@link JavaLoops}, then times all three and reports median microseconds.
+ * The CPU benchmark: for each workload, plain and fused, checks ONNX Runtime, "ours" (the C
+ * kernels) and the generated Java kernels ({@link KernelgenJava}, the same schedule through the
+ * Java target) against {@link JavaLoops}, then times them and reports median microseconds, with the
+ * machine's CPU model and ISA level ({@link CpuInfo}) at the top of the report and the JSON.
  *
  * <p>Usage: {@code CpuBench [--seed FILE] [--only TEXT] [--quick] [--tuned TRIALS] [--gpu-workloads
  * FILE] [OUT_JSON]}. {@code --tuned} makes "ours" {@link TunedDepthwise}: each workload's schedule
@@ -31,14 +33,27 @@ public final class CpuBench {
   /** Largest absolute difference from the reference that counts as correct. */
   public static final double TOLERANCE = 1e-3;
 
-  /** Rounds of the side-by-side timing of ours and ONNX Runtime ({@link Timing#sideBySide}). */
+  /** Rounds of the side-by-side timing of ours, ONNX Runtime and the generated Java kernels. */
   static final int ROUNDS = 5;
 
-  /** One row: median microseconds of each implementation, null where it was not measured. */
-  public record Result(String workload, boolean fused, Double oursUs, Double ortUs, Double javaUs) {
+  /**
+   * One row: median microseconds of each implementation, null where it was not measured: ours (C),
+   * ONNX Runtime, the hand-written Java loops and the generated Java kernels.
+   */
+  public record Result(
+      String workload, boolean fused, Double oursUs, Double ortUs, Double javaUs, Double kgJavaUs) {
+    public Result(String workload, boolean fused, Double oursUs, Double ortUs, Double javaUs) {
+      this(workload, fused, oursUs, ortUs, javaUs, null);
+    }
+
     /** How many times faster ours is than ONNX Runtime; null without both figures. */
     public Double ortOverOurs() {
       return oursUs == null || ortUs == null ? null : ortUs / oursUs;
+    }
+
+    /** How many times slower the generated Java kernels are than ours (C); null without both. */
+    public Double kgJavaOverOurs() {
+      return oursUs == null || kgJavaUs == null ? null : kgJavaUs / oursUs;
     }
   }
 
@@ -86,17 +101,29 @@ public final class CpuBench {
         tunedTrials > 0 ? new TunedDepthwise(Path.of(base + "-tuning.jsonl"), tunedTrials) : null;
     OursKernel ours =
         tuned != null ? tuned : ServiceLoader.load(OursKernel.class).findFirst().orElse(null);
+    // The generated Java kernels always use the library's CPU schedule (untuned): the fallback an
+    // application gets where no native library loads.
+    OursKernel kgJava =
+        Boolean.getBoolean("kernels.bench.noJava")
+            ? null
+            : new KernelgenJava(Integer.getInteger("kernels.bench.vector", 0));
+    CpuInfo cpu = CpuInfo.detect();
+    System.out.println(cpu.line());
     System.out.printf(
-        "cpu-bench: %d workloads, %d processors, ours = %s%n",
+        "cpu-bench: %d workloads, %d processors, ours = %s, generated Java = %s%n",
         workloads.size(),
         Runtime.getRuntime().availableProcessors(),
-        ours == null ? "none registered" : ours.name());
+        ours == null ? "none registered" : ours.name(),
+        kgJava == null ? "off" : kgJava.name());
 
-    List<Result> results = run(workloads, ours, timing, System.out);
+    List<Result> results = run(workloads, ours, kgJava, timing, System.out);
     System.out.println();
+    System.out.println(cpu.line());
     System.out.print(table(results));
     System.out.println(summary(results));
-    writeFile(out, toJson(results));
+    List<String> seedNames = Workloads.seed().stream().map(Workload::name).toList();
+    System.out.println(javaSummary(results, seedNames));
+    writeFile(out, toJson(cpu, results));
     System.out.println("wrote " + out);
     if (tuned != null) {
       double total = 0;
@@ -121,10 +148,20 @@ public final class CpuBench {
   public static List<Result> run(
       List<Workload> workloads, OursKernel ours, Timing timing, PrintStream log)
       throws OrtException {
+    return run(workloads, ours, null, timing, log);
+  }
+
+  /**
+   * As {@link #run(List, OursKernel, Timing, PrintStream)}, with the generated Java kernels ({@code
+   * kgJava}, or null for none) checked and timed too.
+   */
+  public static List<Result> run(
+      List<Workload> workloads, OursKernel ours, OursKernel kgJava, Timing timing, PrintStream log)
+      throws OrtException {
     List<Result> results = new ArrayList<>();
     for (Workload w : workloads) {
       for (boolean fused : new boolean[] {false, true}) {
-        Result r = measure(w, fused, ours, timing);
+        Result r = measure(w, fused, ours, kgJava, timing);
         log.printf(Locale.ROOT, "  %s%n", row(r));
         results.add(r);
       }
@@ -132,7 +169,8 @@ public final class CpuBench {
     return results;
   }
 
-  private static Result measure(Workload w, boolean fused, OursKernel ours, Timing timing)
+  private static Result measure(
+      Workload w, boolean fused, OursKernel ours, OursKernel kgJava, Timing timing)
       throws OrtException {
     Random random = new Random(42);
     float[] in = uniform(random, w.inputSize(), -1f, 1f);
@@ -145,8 +183,9 @@ public final class CpuBench {
     float[] expected = new float[w.outputSize()];
     java.run(in, filter, scale, shift, expected);
 
-    // Ours (tuned first, when it is the tuned kernel) and ONNX Runtime, each checked against the
-    // Java loops, then timed side by side (alternating rounds, see Timing#sideBySide).
+    // Ours (tuned first, when it is the tuned kernel), ONNX Runtime and the generated Java
+    // kernels, each checked against the Java loops, then timed side by side (alternating rounds,
+    // see Timing#sideBySide): a change in a shared machine's load falls on all of them.
     DepthwiseImpl impl = ours == null ? null : ours.create(w, fused);
     Runnable oursRun = null;
     if (impl != null) {
@@ -155,22 +194,35 @@ public final class CpuBench {
       check("ours (" + ours.name() + ")", label, expected, got);
       oursRun = impl.prepare(in, filter, scale, shift, got);
     }
+    DepthwiseImpl generated = kgJava == null ? null : kgJava.create(w, fused);
+    Runnable kgJavaRun = null;
+    if (generated != null) {
+      float[] got = new float[w.outputSize()];
+      generated.run(in, filter, scale, shift, got);
+      check("generated Java (" + kgJava.name() + ")", label, expected, got);
+      kgJavaRun = generated.prepare(in, filter, scale, shift, got);
+    }
     Double ortUs;
     Double oursUs = null;
+    Double kgJavaUs = null;
     try (OrtRunner ort = OrtRunner.of(w, fused, filter, scale, shift)) {
       check("ONNX Runtime", label, expected, ort.run(in));
-      if (oursRun == null) {
-        ortUs = timing.medianMicros(ort.timed(in));
-      } else {
-        double[] t = timing.sideBySide(oursRun, ort.timed(in), ROUNDS);
-        oursUs = t[0];
-        ortUs = t[1];
+      List<Runnable> ops = new ArrayList<>(List.of(ort.timed(in)));
+      if (oursRun != null) {
+        ops.add(oursRun);
       }
+      if (kgJavaRun != null) {
+        ops.add(kgJavaRun);
+      }
+      double[] t = timing.sideBySide(ROUNDS, ops.toArray(Runnable[]::new));
+      ortUs = t[0];
+      oursUs = oursRun == null ? null : t[1];
+      kgJavaUs = kgJavaRun == null ? null : t[t.length - 1];
     }
 
     float[] scratch = new float[w.outputSize()];
     double javaUs = timing.medianMicros(() -> java.run(in, filter, scale, shift, scratch));
-    return new Result(w.name(), fused, oursUs, ortUs, javaUs);
+    return new Result(w.name(), fused, oursUs, ortUs, javaUs, kgJavaUs);
   }
 
   /** Throws unless {@code got} is within {@link #TOLERANCE} of {@code expected} everywhere. */
@@ -217,7 +269,21 @@ public final class CpuBench {
     return a;
   }
 
-  /** The results as a JSON list of {@code {workload, fused, ours_us, ort_us, java_us}}. */
+  /**
+   * The machine ({@link CpuInfo#toJson}) and the results: {@code {"machine": {...}, "results":
+   * [...]}}, the results as in {@link #toJson(List)}.
+   */
+  public static String toJson(CpuInfo cpu, List<Result> results) {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("machine", cpu.toJson());
+    root.put("results", Json.parse(toJson(results)));
+    return Json.pretty(root);
+  }
+
+  /**
+   * The results as a JSON list of {@code {workload, fused, ours_us, ort_us, java_us, kgjava_us}}:
+   * kgjava_us is the generated Java kernels', java_us the hand-written Java loops'.
+   */
   public static String toJson(List<Result> results) {
     List<Object> list = new ArrayList<>();
     for (Result r : results) {
@@ -227,6 +293,7 @@ public final class CpuBench {
       o.put("ours_us", round(r.oursUs()));
       o.put("ort_us", round(r.ortUs()));
       o.put("java_us", round(r.javaUs()));
+      o.put("kgjava_us", round(r.kgJavaUs()));
       list.add(o);
     }
     return Json.pretty(list);
@@ -237,7 +304,7 @@ public final class CpuBench {
     return us == null ? null : Math.round(us * 10) / 10.0;
   }
 
-  private static final String ROW_FORMAT = "%-30s %-5s %10s %10s %12s %9s";
+  private static final String ROW_FORMAT = "%-30s %-5s %10s %10s %12s %10s %9s %11s";
 
   /** A fixed-width table of the results with a header line. */
   public static String table(List<Result> results) {
@@ -251,7 +318,9 @@ public final class CpuBench {
                 "ours_us",
                 "ort_us",
                 "java_us",
-                "ort/ours"))
+                "kgjava_us",
+                "ort/ours",
+                "kgjava/ours"))
         .append('\n');
     for (Result r : results) {
       sb.append(row(r)).append('\n');
@@ -268,7 +337,9 @@ public final class CpuBench {
         fmt(r.oursUs(), "%.1f"),
         fmt(r.ortUs(), "%.1f"),
         fmt(r.javaUs(), "%.1f"),
-        fmt(r.ortOverOurs(), "%.2fx"));
+        fmt(r.kgJavaUs(), "%.1f"),
+        fmt(r.ortOverOurs(), "%.2fx"),
+        fmt(r.kgJavaOverOurs(), "%.2fx"));
   }
 
   private static String fmt(Double value, String format) {
@@ -302,6 +373,24 @@ public final class CpuBench {
               fmt(geomean(javaOverOrt), "%.2fx")));
     }
     return sb.toString().stripTrailing();
+  }
+
+  /**
+   * The geometric mean of generated Java over ours (C) on the seed workloads ({@code seedNames}),
+   * plain and fused together: how far the pure-Java fallback is from the native library.
+   */
+  public static String javaSummary(List<Result> results, List<String> seedNames) {
+    List<Double> ratios = new ArrayList<>();
+    for (Result r : results) {
+      if (seedNames.contains(r.workload()) && r.kgJavaOverOurs() != null) {
+        ratios.add(r.kgJavaOverOurs());
+      }
+    }
+    return String.format(
+        Locale.ROOT,
+        "seed workloads: geomean kgjava/ours (generated Java over C) = %s over %d rows",
+        fmt(geomean(ratios), "%.2fx"),
+        ratios.size());
   }
 
   /** Geometric mean, or null of an empty list. */

@@ -31,21 +31,30 @@ public record Timing(long warmupNanos, long budgetNanos, int minReps, int maxRep
    * tenant's job starting) then falls on both rather than on whichever was measured second.
    */
   public double[] sideBySide(Runnable a, Runnable b, int rounds) {
-    warmUp(a);
-    warmUp(b);
-    long[] ta = new long[0];
-    long[] tb = new long[0];
+    return sideBySide(rounds, a, b);
+  }
+
+  /** As {@link #sideBySide(Runnable, Runnable, int)}, for any number of operations in turn. */
+  public double[] sideBySide(int rounds, Runnable... ops) {
+    for (Runnable op : ops) {
+      warmUp(op);
+    }
+    long[][] times = new long[ops.length][0];
     int min = Math.max(1, minReps / rounds);
     int max = Math.max(min, maxReps / rounds);
     // Each round starts with one untimed run: the other side's threads may still be spinning on
     // the cores (ORT's pool and OpenMP both spin after a run) and its data fills the caches.
     for (int r = 0; r < rounds; r++) {
-      a.run();
-      ta = concat(ta, sample(a, budgetNanos / rounds, min, max));
-      b.run();
-      tb = concat(tb, sample(b, budgetNanos / rounds, min, max));
+      for (int i = 0; i < ops.length; i++) {
+        ops[i].run();
+        times[i] = concat(times[i], sample(ops[i], budgetNanos / rounds, min, max));
+      }
     }
-    return new double[] {median(ta), median(tb)};
+    double[] medians = new double[ops.length];
+    for (int i = 0; i < ops.length; i++) {
+      medians[i] = median(times[i]);
+    }
+    return medians;
   }
 
   // Warm-up: at least twice (JIT, page faults, ORT's first-run allocations), then until the

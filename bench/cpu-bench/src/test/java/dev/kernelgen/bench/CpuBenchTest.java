@@ -29,7 +29,7 @@ class CpuBenchTest {
     assertThat(list).hasSize(2);
     Map<?, ?> first = (Map<?, ?>) list.get(0);
     assertThat(first.keySet().stream().map(String::valueOf).toList())
-        .containsExactly("workload", "fused", "ours_us", "ort_us", "java_us");
+        .containsExactly("workload", "fused", "ours_us", "ort_us", "java_us", "kgjava_us");
     assertThat(first.get("workload")).isEqualTo("1x256x21x21 k3 m1 s1 SAME");
     assertThat(first.get("fused")).isEqualTo(false);
     assertThat(first.containsKey("ours_us")).isTrue();
@@ -39,6 +39,62 @@ class CpuBenchTest {
     assertThat(second.get("fused")).isEqualTo(true);
     assertThat(((Number) second.get("ours_us")).doubleValue()).isEqualTo(5.0);
     assertThat(((Number) second.get("java_us")).doubleValue()).isEqualTo(110.3);
+  }
+
+  /** The JSON says which CPU and ISA level the figures are from, beside the rows. */
+  @Test
+  void jsonNamesTheMachine() {
+    CpuInfo cpu = new CpuInfo("AMD EPYC 9654", "AVX-512", 2);
+    Object parsed =
+        Json.parse(
+            CpuBench.toJson(cpu, List.of(new CpuBench.Result("w", false, 2.0, 3.0, 4.0, 5.0))));
+    Map<?, ?> root = (Map<?, ?>) parsed;
+    assertThat(root.keySet().stream().map(String::valueOf).toList())
+        .containsExactly("machine", "results");
+    Map<?, ?> machine = (Map<?, ?>) root.get("machine");
+    assertThat(machine.get("cpu_model")).isEqualTo("AMD EPYC 9654");
+    assertThat(machine.get("isa")).isEqualTo("AVX-512");
+    Map<?, ?> row = (Map<?, ?>) ((List<?>) root.get("results")).get(0);
+    assertThat(((Number) row.get("kgjava_us")).doubleValue()).isEqualTo(5.0);
+  }
+
+  /** The ISA level is the highest whose features /proc/cpuinfo lists, AVX-512 needing four. */
+  @Test
+  void cpuInfoReadsModelAndIsaLevel() {
+    List<String> zen4 =
+        List.of(
+            "processor\t: 0",
+            "model name\t: AMD EPYC 9654 96-Core Processor",
+            "flags\t\t: fpu sse2 avx avx2 fma avx512f avx512dq avx512bw avx512vl",
+            "model name\t: ignored second processor");
+    assertThat(CpuInfo.parse(zen4, 2))
+        .isEqualTo(new CpuInfo("AMD EPYC 9654 96-Core Processor", "AVX-512", 2));
+    List<String> zen3 = List.of("model name : AMD EPYC 7763", "flags : sse2 avx avx2 fma avx512f");
+    assertThat(CpuInfo.parse(zen3, 2).isa()).isEqualTo("AVX2");
+    assertThat(CpuInfo.parse(List.of("flags : sse2 sse4_2"), 1).isa()).isEqualTo("baseline");
+    assertThat(CpuInfo.parse(List.of(), 1).isa()).isEqualTo("unknown");
+    assertThat(CpuInfo.detect().line()).startsWith("cpu: ").contains("ISA level");
+  }
+
+  /**
+   * The generated Java column: the library's CPU schedule through the Java target, compiled in
+   * memory and run on the Java device, checked against the Java loops (a ragged, strided,
+   * multiplier-2 workload) and timed; the summary gives its geometric mean over C.
+   */
+  @Test
+  void generatedJavaKernelsAreCheckedAndTimed() throws Exception {
+    OursKernel c = JavaLoops::of;
+    List<CpuBench.Result> results = CpuBench.run(TINY, c, new KernelgenJava(0), QUICK, silent());
+    for (CpuBench.Result r : results) {
+      assertThat(r.kgJavaUs()).isPositive();
+      assertThat(r.kgJavaOverOurs()).isPositive();
+    }
+    assertThat(CpuBench.table(results).lines().findFirst().orElseThrow())
+        .contains("kgjava_us", "kgjava/ours");
+    assertThat(CpuBench.javaSummary(results, List.of(TINY.get(0).name())))
+        .contains("geomean kgjava/ours (generated Java over C) = ")
+        .contains("over 2 rows");
+    assertThat(CpuBench.javaSummary(results, List.of())).contains("= - over 0 rows");
   }
 
   @Test

@@ -84,6 +84,18 @@ class OrtRunnerTest {
     assertThat(t[1]).isGreaterThanOrEqualTo(2000).isGreaterThan(4 * t[0]);
   }
 
+  @Test
+  void sideBySideTimingOfThreeKeepsEachApart() {
+    // ORT, C and the generated Java are timed in turn so: each median is still its own.
+    double[] t =
+        new Timing(0, 30_000_000, 5, 30)
+            .sideBySide(5, () -> spin(200), () -> spin(2000), () -> spin(800));
+    assertThat(t).hasSize(3);
+    assertThat(t[0]).isGreaterThanOrEqualTo(200).isLessThan(t[2]);
+    assertThat(t[2]).isGreaterThanOrEqualTo(800).isLessThan(t[1]);
+    assertThat(t[1]).isGreaterThanOrEqualTo(2000);
+  }
+
   private static void spin(long micros) {
     long end = System.nanoTime() + micros * 1000;
     while (System.nanoTime() < end) {

@@ -24,6 +24,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 
 /**
  * The JVM itself, running generated Java kernels: public static methods of a generated class,
@@ -31,11 +33,31 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A pointer parameter of the Java method may be declared as {@code MemorySegment} (the tensor's
  * memory), {@link HostTensor} or {@link DeviceBuffer}; scalars as int, long, float or double.
+ *
+ * <p>Kernels run on the device's own fork-join pool, one worker per processor, made once and reused
+ * by every launch: the generated kernels' parallel loops are parallel streams, which run on the
+ * pool of the thread that starts them, so they neither make threads per call nor compete with the
+ * application's work on the common pool.
  */
 public final class JavaDevice implements Device {
   private static final JavaDevice INSTANCE = new JavaDevice(true);
 
   private final Lifecycle lifecycle = new Lifecycle(this);
+  private static final ForkJoinPool POOL =
+      new ForkJoinPool(
+          Runtime.getRuntime().availableProcessors(),
+          pool -> {
+            ForkJoinWorkerThread t =
+                ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+            t.setName("kernelgen-java-" + t.getPoolIndex());
+            t.setDaemon(true);
+            return t;
+          },
+          null,
+          false);
+
+  /** A thread that owns no arena: a segment it cannot access is confined to another thread. */
+  private static final Thread NOT_AN_OWNER = Thread.ofPlatform().unstarted(() -> {});
 
   /** Whether this is the process-wide device, which closing leaves open. */
   private final boolean shared;
@@ -86,6 +108,11 @@ public final class JavaDevice implements Device {
   @Override
   public void synchronize() {
     lifecycle.checkOpen();
+  }
+
+  /** The pool that runs the kernels and their parallel loops. */
+  public static ForkJoinPool pool() {
+    return POOL;
   }
 
   @Override
@@ -214,12 +241,54 @@ public final class JavaDevice implements Device {
         values[i] = convert(where, i, args[i], types[i]);
       }
       try (Lifecycle.Use u = module.enter()) {
-        handle.invokeWithArguments(values);
-      } catch (RuntimeException | Error e) {
-        throw e;
-      } catch (Throwable t) {
-        throw new DeviceException(where + ": " + t, t);
+        switch (runOnPool(values)) {
+          case null -> {}
+          case RuntimeException e -> throw e;
+          case Error e -> throw e;
+          case Throwable t -> throw new DeviceException(where + ": " + t, t);
+        }
       }
+    }
+
+    /**
+     * Whether an argument's memory is confined to the calling thread (a confined arena's): such a
+     * kernel runs on the caller, as it did before the pool.
+     */
+    private static boolean confinedArgument(Object[] values) {
+      for (Object v : values) {
+        MemorySegment s =
+            switch (v) {
+              case MemorySegment m -> m;
+              case HostTensor t -> t.segment();
+              case null, default -> null;
+            };
+        if (s != null && !s.isAccessibleBy(NOT_AN_OWNER)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /**
+     * Runs the kernel on {@link #POOL}; returns what it threw, as thrown (not wrapped), or null.
+     */
+    private Throwable runOnPool(Object[] values) {
+      Throwable[] failure = {null};
+      Runnable call =
+          () -> {
+            try {
+              handle.invokeWithArguments(values);
+            } catch (Throwable t) {
+              failure[0] = t;
+            }
+          };
+      if (Thread.currentThread() instanceof ForkJoinWorkerThread w && w.getPool() == POOL
+          || confinedArgument(values)) {
+        call.run();
+      } else {
+        POOL.submit(call).join();
+      }
+      return failure[0];
     }
 
     private Object convert(String where, int i, Object arg, Class<?> type) {

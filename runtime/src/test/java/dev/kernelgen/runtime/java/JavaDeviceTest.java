@@ -15,8 +15,11 @@ import dev.kernelgen.runtime.KernelFunction;
 import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.KernelSignature;
 import dev.kernelgen.runtime.LaunchConfig;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class JavaDeviceTest {
@@ -26,6 +29,27 @@ class JavaDeviceTest {
       for (int i = 0; i < n; i++) {
         x.setAtIndex(ValueLayout.JAVA_FLOAT, i, x.getAtIndex(ValueLayout.JAVA_FLOAT, i) + 1);
       }
+    }
+
+    /** Writes 1 where the parallel loop's iteration ran on a worker of the device's pool. */
+    public static void onDevicePool(MemorySegment out, int n) {
+      IntStream.range(0, n)
+          .parallel()
+          .forEach(i -> out.setAtIndex(ValueLayout.JAVA_INT, i, onPool() ? 1 : 0));
+    }
+
+    /** Writes the id of the thread that runs it. */
+    public static void threadId(MemorySegment out) {
+      out.setAtIndex(ValueLayout.JAVA_LONG, 0, Thread.currentThread().threadId());
+    }
+
+    public static void fails(MemorySegment x) {
+      throw new IllegalStateException("kernel failed on purpose");
+    }
+
+    private static boolean onPool() {
+      return Thread.currentThread() instanceof ForkJoinWorkerThread w
+          && w.getPool() == JavaDevice.pool();
     }
 
     public static void fill(HostTensor t, long value) {
@@ -61,6 +85,50 @@ class JavaDeviceTest {
       assertThatThrownBy(() -> m.function("addOne", KernelSignature.of(POINTER)))
           .isInstanceOf(DeviceException.class)
           .hasMessageContaining("no public static method addOne with 1 parameters");
+    }
+  }
+
+  /**
+   * Parallel loops of every launch run on the device's one pool (made once, a worker per
+   * processor), not on the common pool or on threads made per call.
+   */
+  @Test
+  void parallelLoopsRunOnTheDevicePoolEveryLaunch() {
+    try (KernelModule m = java.loadModule(new KernelBinary.Java(Kernels.class));
+        HostTensor out = HostTensor.zeros(DataType.INT32, 1000)) {
+      KernelFunction f = m.function("onDevicePool", KernelSignature.of(POINTER, INT32));
+      for (int launch = 0; launch < 3; launch++) {
+        f.launch(LaunchConfig.HOST, out, 1000);
+        assertThat(out.toIntArray()).as("launch %d", launch).containsOnly(1);
+      }
+    }
+    assertThat(JavaDevice.pool())
+        .isSameAs(JavaDevice.pool())
+        .extracting(p -> p.getParallelism())
+        .isEqualTo(Runtime.getRuntime().availableProcessors());
+  }
+
+  /** What a kernel throws reaches the caller as itself, not wrapped by the pool. */
+  @Test
+  void kernelExceptionReachesTheCallerUnwrapped() {
+    try (KernelModule m = java.loadModule(new KernelBinary.Java(Kernels.class));
+        HostTensor x = HostTensor.zeros(DataType.FLOAT32, 1)) {
+      KernelFunction f = m.function("fails", KernelSignature.of(POINTER));
+      assertThatThrownBy(() -> f.launch(LaunchConfig.HOST, x))
+          .isExactlyInstanceOf(IllegalStateException.class)
+          .hasMessage("kernel failed on purpose");
+    }
+  }
+
+  /** Memory confined to the calling thread is used on that thread: the pool could not read it. */
+  @Test
+  void confinedMemoryIsUsedOnTheCallingThread() {
+    try (KernelModule m = java.loadModule(new KernelBinary.Java(Kernels.class));
+        Arena arena = Arena.ofConfined()) {
+      MemorySegment id = arena.allocate(ValueLayout.JAVA_LONG);
+      m.function("threadId", KernelSignature.of(POINTER))
+          .launch(LaunchConfig.HOST, HostTensor.wrap(DataType.INT64, id, 1));
+      assertThat(id.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(Thread.currentThread().threadId());
     }
   }
 }
