@@ -121,6 +121,7 @@ public final class TuneRunner {
                   r.resumed(),
                   r.elapsed().toMillis() / 1000.0,
                   log));
+      s.info().accept("  " + task.operator() + " " + task.target() + ": " + r.reachedLine());
     }
     missing.forEach(
         (t, why) -> s.info().accept("not tuned for " + t + ": no device (" + why + ")"));
@@ -179,7 +180,8 @@ public final class TuneRunner {
               x.medianUs(),
               x.minUs(),
               x.detail(),
-              now));
+              now)
+          .withFeatures(x));
     }
     return out;
   }
