@@ -233,10 +233,10 @@ public final class Tuner {
     if (evolutionary) {
       learned =
           new LearnedCostModel(
-              new GradientBoostedTrees.Params(
-                  100, 6, 0.15, 0.8, 0.8, 1.0, 1.0, 64, options.seed()));
+              new GradientBoostedTrees.Params(100, 6, 0.15, 0.8, 0.8, 1.0, 1.0, 64, options.seed()),
+              space.knobs().size());
       for (Measurement m : seen.values()) {
-        learned.add(m, features.of(m.config()));
+        learned.add(m, features.of(m.config()), space.coordinates(m.config()));
       }
       if (options.transfer()) {
         for (TuningRecord r : previous) {
@@ -305,7 +305,7 @@ public final class Tuner {
         List<Measurement> withFeatures = new ArrayList<>();
         for (Measurement m : got) {
           double[] x = m.status() == Measurement.Status.INVALID ? null : features.of(m.config());
-          learned.add(m, x);
+          learned.add(m, x, space.coordinates(m.config()));
           withFeatures.add(m.withFeatures(x));
         }
         got = withFeatures;

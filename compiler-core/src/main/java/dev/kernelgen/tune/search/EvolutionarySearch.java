@@ -74,7 +74,7 @@ public record EvolutionarySearch(
         pop.add(c);
       }
     }
-    List<Configuration> current = rank(distinct(pop), features, model, score, byKey);
+    List<Configuration> current = rank(space, distinct(pop), features, model, score, byKey);
     for (int g = 0; g < generations && !current.isEmpty(); g++) {
       List<Configuration> children = new ArrayList<>();
       int tries = 0;
@@ -93,7 +93,7 @@ public record EvolutionarySearch(
       }
       List<Configuration> all = new ArrayList<>(current);
       all.addAll(children);
-      current = rank(distinct(all), features, model, score, byKey);
+      current = rank(space, distinct(all), features, model, score, byKey);
       if (current.size() > population) {
         current = new ArrayList<>(current.subList(0, population));
       }
@@ -132,13 +132,14 @@ public record EvolutionarySearch(
 
   /** {@code cs} sorted by predicted time (recording each score), fastest first. */
   private static List<Configuration> rank(
+      ConfigSpace space,
       List<Configuration> cs,
       CandidateFeatures features,
       LearnedCostModel model,
       Map<String, Double> score,
       Map<String, Configuration> byKey) {
     for (Configuration c : cs) {
-      score.computeIfAbsent(c.key(), k -> model.predict(features.of(c)));
+      score.computeIfAbsent(c.key(), k -> model.predict(features.of(c), space.coordinates(c)));
       byKey.putIfAbsent(c.key(), c);
     }
     List<Configuration> out = new ArrayList<>(cs);

@@ -17,12 +17,18 @@ import java.util.List;
  * throughput per task). A failed candidate (compile error, crash, wrong result, timeout) is learned
  * as twice as slow as the slowest success, so the search steers away from it. The model is refit
  * from all its rows by {@link #fit}, which the tuner calls after each batch.
+ *
+ * <p>A row is the loop features followed by the current space's knob coordinates ({@link
+ * dev.kernelgen.tune.ConfigSpace#coordinates}; -1 in rows of other tasks): a knob that does not
+ * show in the loops (a compiler flag, a knob the schedule ignores at this shape) can still be
+ * learned from the task's own measurements, while the loop features carry over between tasks.
  */
 public final class LearnedCostModel {
   /** Rows needed before the model predicts; with fewer, {@link #trained} is false. */
   public static final int MIN_ROWS = 8;
 
   private final GradientBoostedTrees.Params params;
+  private final int knobs;
   private final List<double[]> xs = new ArrayList<>();
   private final List<Double> ys = new ArrayList<>(); // NaN: a failure
   private final List<Double> ws = new ArrayList<>();
@@ -30,21 +36,32 @@ public final class LearnedCostModel {
   private int transferred;
   private int own;
 
-  public LearnedCostModel(GradientBoostedTrees.Params params) {
+  /**
+   * @param knobs the number of knobs of the current space
+   */
+  public LearnedCostModel(GradientBoostedTrees.Params params, int knobs) {
     this.params = params;
+    this.knobs = knobs;
   }
 
-  public LearnedCostModel() {
-    this(GradientBoostedTrees.Params.defaults());
-  }
-
-  /** Adds a measurement of the current task with features {@code x}. */
-  public void add(Measurement m, double[] x) {
+  /**
+   * Adds a measurement of the current task with features {@code x} and knob coordinates {@code
+   * coords}.
+   */
+  public void add(Measurement m, double[] x, double[] coords) {
     if (x == null || m.status() == Measurement.Status.INVALID) {
       return;
     }
-    add(x, m.isOk() ? m.medianUs() : Double.NaN, 1);
+    add(row(x, coords), m.isOk() ? m.medianUs() : Double.NaN, 1);
     own++;
+  }
+
+  private double[] row(double[] x, double[] coords) {
+    double[] r = java.util.Arrays.copyOf(x, LoopFeatures.SIZE + knobs);
+    for (int i = 0; i < knobs; i++) {
+      r[LoopFeatures.SIZE + i] = coords == null ? -1 : coords[i];
+    }
+    return r;
   }
 
   /**
@@ -59,7 +76,7 @@ public final class LearnedCostModel {
       return false;
     }
     double[] x = r.features().stream().mapToDouble(Double::doubleValue).toArray();
-    add(x, r.isOk() ? r.medianUs() : Double.NaN, weight);
+    add(row(x, null), r.isOk() ? r.medianUs() : Double.NaN, weight);
     transferred++;
     return true;
   }
@@ -106,9 +123,12 @@ public final class LearnedCostModel {
     return trees != null;
   }
 
-  /** The predicted ln(time in us) of a candidate with features {@code x}; lower is faster. */
-  public double predict(double[] x) {
-    return trees == null ? 0 : trees.predict(x) + logWork(x);
+  /**
+   * The predicted ln(time in us) of a candidate with features {@code x} and knob coordinates {@code
+   * coords}; lower is faster.
+   */
+  public double predict(double[] x, double[] coords) {
+    return trees == null ? 0 : trees.predict(row(x, coords)) + logWork(x);
   }
 
   /** Rows from the current task. */
