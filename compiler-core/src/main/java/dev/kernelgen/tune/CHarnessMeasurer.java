@@ -67,6 +67,7 @@ public final class CHarnessMeasurer implements Measurer {
   private final boolean interpreterOracle;
   private ReferenceCache referenceCache;
   private long interpreterLimit = INTERPRETER_LIMIT;
+  private Map<String, String> environment = Map.of();
 
   /**
    * The most element operations (floating-point operations plus loads of the naive loop nest) that
@@ -156,6 +157,16 @@ public final class CHarnessMeasurer implements Measurer {
    */
   public synchronized CHarnessMeasurer cachingReferencesIn(Path dir) {
     this.referenceCache = new ReferenceCache(dir);
+    return this;
+  }
+
+  /**
+   * Sets environment variables of the timed runs (for example {@code OMP_NUM_THREADS=1} for
+   * single-thread timings on a shared, overloaded machine, where OpenMP's threads wait for each
+   * other's time slices); returns this.
+   */
+  public synchronized CHarnessMeasurer withEnvironment(Map<String, String> env) {
+    this.environment = Map.copyOf(env);
     return this;
   }
 
@@ -397,7 +408,7 @@ public final class CHarnessMeasurer implements Measurer {
             cand.dir.toString(),
             Integer.toString(warmup),
             Integer.toString(repeats));
-    Exec r = exec(cmd, cand.dir, timeoutSeconds);
+    Exec r = exec(cmd, cand.dir, timeoutSeconds, environment);
     if (r.timedOut) {
       return Measurement.failed(
           cand.config,
@@ -545,14 +556,20 @@ public final class CHarnessMeasurer implements Measurer {
   private record Exec(int exit, String output, boolean timedOut) {}
 
   private static Exec exec(List<String> cmd, Path dir, long timeoutSeconds) {
+    return exec(cmd, dir, timeoutSeconds, Map.of());
+  }
+
+  private static Exec exec(
+      List<String> cmd, Path dir, long timeoutSeconds, Map<String, String> env) {
     try {
       Path log = dir.resolve("process.log");
-      Process p =
+      ProcessBuilder pb =
           new ProcessBuilder(cmd)
               .directory(dir.toFile())
               .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
+              .redirectOutput(log.toFile());
+      pb.environment().putAll(env);
+      Process p = pb.start();
       p.getOutputStream().close();
       boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
       if (!done) {
