@@ -261,6 +261,15 @@ public final class CHarnessMeasurer implements Measurer {
         });
   }
 
+  /**
+   * The task's expected outputs for the inputs of {@link ReferenceCache#inputs}, computed (or read
+   * from the cache) once: what a GPU measurer checks its candidates against too, whatever the
+   * task's target (the naive loop nest is then lowered for C).
+   */
+  public List<NDArray> expectedOutputs(TuningTask task) {
+    return reference(task).outputs();
+  }
+
   /** The expected outputs: cached, else the oracle's, else (large tasks) the naive loop nest's. */
   private List<NDArray> expected(TuningTask t, List<NDArray> inputs, Path data) {
     if (referenceCache != null) {
@@ -286,19 +295,20 @@ public final class CHarnessMeasurer implements Measurer {
 
   /** Floating-point operations plus loads of the task's naive loop nest. */
   static double naiveOps(TuningTask t) {
-    double[] x = dev.kernelgen.tune.features.LoopFeatures.of(t.lower(naive(t)));
+    double[] x = dev.kernelgen.tune.features.LoopFeatures.of(naiveFunc(t));
     var names = dev.kernelgen.tune.features.LoopFeatures.NAMES;
     return Math.pow(2, x[names.indexOf("flops")]) + Math.pow(2, x[names.indexOf("loads")]);
   }
 
-  private static Schedule naive(TuningTask t) {
-    return Schedule.create(t.def().outputs());
+  /** The compute definition's own loop nest, no primitive applied, lowered for C. */
+  private static PrimFunc naiveFunc(TuningTask t) {
+    return dev.kernelgen.lower.Lower.lower(
+        Schedule.create(t.def().outputs()), t.kernelName(), t.def().args(), Target.C, null);
   }
 
   /** Runs the naive schedule's C kernel once on the inputs in {@code data}; its outputs. */
   private List<NDArray> naiveOutputs(TuningTask t, Path data) {
-    Candidate cand =
-        compile(t, t.lower(naive(t)), t.space().defaults(), List.of("naive loop nest"));
+    Candidate cand = compile(t, naiveFunc(t), t.space().defaults(), List.of("naive loop nest"));
     try {
       if (cand.failure != null) {
         throw new CompilerBug(

@@ -29,7 +29,9 @@ import java.util.Optional;
  * input {@code k} is {@code NDArray.random(dtype, INPUT_SEED + k, shape)}, as every measurer draws
  * it); it holds {@code out<i>.bin} (raw little-endian elements) and {@code reference.json}
  * (operator, shapes, seed, and {@code source}: which computation produced the outputs). Entries are
- * written to a temporary directory and moved into place, so a reader never sees half an entry.
+ * written to a temporary directory and moved into place, so a reader never sees half an entry. The
+ * directory gets a {@code .gitignore} of {@code *}: the tuning logs beside it are committed, the
+ * references (up to hundreds of megabytes at 4096²) are not.
  */
 public final class ReferenceCache {
   /** The seed of input 0; input {@code k} uses {@code INPUT_SEED + k}. */
@@ -119,6 +121,11 @@ public final class ReferenceCache {
     Path e = entry(t);
     try {
       Files.createDirectories(dir);
+      Path ignore = dir.resolve(".gitignore");
+      if (!Files.exists(ignore)) {
+        // A cache, large and regenerable: kept out of version control next to the committed logs.
+        Files.writeString(ignore, "*\n");
+      }
       Path tmp = Files.createTempDirectory(dir, ".tmp-");
       for (int o = 0; o < outputs.size(); o++) {
         Files.write(

@@ -72,6 +72,7 @@ class ReferenceCacheTest {
     assertThat(m.measure(b, List.of(b.space().get(0)))).allMatch(Measurement::isOk);
     ReferenceCache cache = new ReferenceCache(refs);
     assertThat(cache.source(a)).contains("interpreter");
+    assertThat(refs.resolve(".gitignore")).hasContent("*");
     assertThat(cache.entry(a)).isNotEqualTo(cache.entry(b));
     assertThat(cache.load(b).orElseThrow().get(0).shape()).containsExactly(16, 16);
   }

@@ -145,7 +145,8 @@ public final class TuneRunner {
         switch (t) {
           case C -> {
             tc.cc(); // a missing compiler is a user error naming it
-            yield new CHarnessMeasurer(tc, cpus, 3, s.repeats(), 120);
+            yield new CHarnessMeasurer(tc, cpus, 3, s.repeats(), 120)
+                .cachingReferencesIn(s.tuningDirectory().resolve("references"));
           }
           case CUDA, OPENCL -> {
             var probe = Devices.probe(t);
@@ -153,7 +154,10 @@ public final class TuneRunner {
               missing.put(t, probe.detail());
               yield null;
             }
-            yield new DeviceMeasurer(probe.device().get(), tc, cpus);
+            yield new DeviceMeasurer(probe.device().get(), tc, cpus)
+                .referencesFrom(
+                    new CHarnessMeasurer(tc, 1, 0, 1, 600)
+                        .cachingReferencesIn(s.tuningDirectory().resolve("references")));
           }
           case JAVA -> null;
         };
@@ -169,19 +173,19 @@ public final class TuneRunner {
     for (Measurement x : batch) {
       out.add(
           new TuningRecord(
-              t.operator(),
-              t.target().name(),
-              m.deviceName(),
-              m.versions(),
-              t.shape(),
-              x.config(),
-              x.trace(),
-              x.status().name(),
-              x.medianUs(),
-              x.minUs(),
-              x.detail(),
-              now)
-          .withFeatures(x));
+                  t.operator(),
+                  t.target().name(),
+                  m.deviceName(),
+                  m.versions(),
+                  t.shape(),
+                  x.config(),
+                  x.trace(),
+                  x.status().name(),
+                  x.medianUs(),
+                  x.minUs(),
+                  x.detail(),
+                  now)
+              .withFeatures(x));
     }
     return out;
   }
