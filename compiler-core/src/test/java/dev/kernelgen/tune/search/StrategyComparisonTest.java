@@ -24,19 +24,27 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The old search (simulated annealing over the nearest-neighbour model) against the new (evolution
- * over gradient-boosted trees, cold and warmed with another shape's records) on the topi matmul
- * template's C space, same trial budget, real timings. Not part of the build (minutes of compiling
- * and timing); run it with
+ * over gradient-boosted trees, cold and warmed with another shape's records) on C matmul spaces,
+ * same trial budget, real timings. Not part of the build (minutes of compiling and timing); run it
+ * with
  *
  * <pre>
  * ./mvnw -o -q -pl compiler-core -am test -Dtest=StrategyComparisonTest \
  *     -Dsurefire.failIfNoSpecifiedTests=false -Dkernelgen.compareStrategies=512
  * </pre>
  *
- * (the value is the matmul's size); it prints a table and writes it to {@code
- * target/tune-comparison.txt}.
+ * The value is the matmul's size; {@code -Dkernelgen.compareSpace=tiled} takes {@link
+ * TuneTasks#tiledMatmul}'s large space instead of the topi template's 64 configurations ({@code
+ * kernelgen.compareTrials}, {@code kernelgen.compareSeeds}, {@code kernelgen.compareThreads} set
+ * the budget, the seeds and {@code OMP_NUM_THREADS}, default 24, 3 and 1). Warm runs find in the
+ * log the records of the half-size matmul: its whole space (topi) or a 64-trial search (tiled). It
+ * prints a table and writes it to {@code target/tune-comparison-<space>-<n>.txt}.
  */
 class StrategyComparisonTest {
+
+  record Row(String name, Tuner.Strategy strategy, boolean warm) {}
+
+  record Run(Row row, int seed, Tuner.Result result) {}
 
   @Test
   void compareSearchStrategies() throws Exception {
@@ -49,75 +57,58 @@ class StrategyComparisonTest {
     int trials = Integer.getInteger("kernelgen.compareTrials", 24);
     int seeds = Integer.getInteger("kernelgen.compareSeeds", 3);
     String threads = System.getProperty("kernelgen.compareThreads", "1");
+    boolean tiled = System.getProperty("kernelgen.compareSpace", "topi").equals("tiled");
     CHarnessMeasurer m =
         new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 2, 1, 7, 120)
             .withEnvironment(Map.of("OMP_NUM_THREADS", threads));
-    TuningTask task = TuneTasks.matmul(n, n, n, Target.C);
-    TuningTask warmup = TuneTasks.matmul(n / 2, n / 2, n / 2, Target.C);
-    StringBuilder out = new StringBuilder();
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "CPU: %s, ISA: %s; OMP_NUM_THREADS=%s; cc %s%n",
-            m.deviceName(),
-            isa(),
-            threads,
-            m.versions().get("toolchain")));
-    // The log of the warm runs: the whole space of the half-size matmul, with features.
+    TuningTask task =
+        tiled ? TuneTasks.tiledMatmul(n, Target.C) : TuneTasks.matmul(n, n, n, Target.C);
+    TuningTask warmup =
+        tiled
+            ? TuneTasks.tiledMatmul(n / 2, Target.C)
+            : TuneTasks.matmul(n / 2, n / 2, n / 2, Target.C);
     List<TuningRecord> log = new ArrayList<>();
-    CandidateFeatures wf = new CandidateFeatures(warmup);
-    ConfigSpace ws = warmup.space();
-    List<Configuration> all = new ArrayList<>();
-    for (long i = 0; i < ws.size(); i++) {
-      all.add(ws.get(i));
+    if (tiled) {
+      Tuner.tune(
+          warmup,
+          m,
+          new Tuner.Options(64, 8, 0, Duration.ofMinutes(30), 99, List.of()),
+          List.of(),
+          b -> b.forEach(x -> log.add(record(warmup, m, x))),
+          p -> {});
+    } else {
+      CandidateFeatures wf = new CandidateFeatures(warmup);
+      ConfigSpace ws = warmup.space();
+      List<Configuration> all = new ArrayList<>();
+      for (long i = 0; i < ws.size(); i++) {
+        all.add(ws.get(i));
+      }
+      for (Measurement x : m.measure(warmup, all)) {
+        log.add(record(warmup, m, x.withFeatures(wf.of(x.config()))));
+      }
     }
-    for (Measurement x : m.measure(warmup, all)) {
-      log.add(record(warmup, m, x.withFeatures(wf.of(x.config()))));
-    }
-    // The true optimum of the space, for reference.
     ConfigSpace s = task.space();
-    List<Configuration> everything = new ArrayList<>();
-    for (long i = 0; i < s.size(); i++) {
-      everything.add(s.get(i));
+    double optimum = Double.MAX_VALUE;
+    String reference = "the best any search found";
+    if (!tiled) {
+      List<Configuration> everything = new ArrayList<>();
+      for (long i = 0; i < s.size(); i++) {
+        everything.add(s.get(i));
+      }
+      for (Measurement x : m.measure(task, everything)) {
+        if (x.isOk()) {
+          optimum = Math.min(optimum, x.medianUs());
+        }
+      }
+      reference = "the best of the whole space, measured once";
     }
-    double optimum =
-        m.measure(task, everything).stream()
-            .filter(Measurement::isOk)
-            .mapToDouble(Measurement::medianUs)
-            .min()
-            .orElseThrow();
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "matmul %d^3, topi C template, %d configurations; best of all measured: %.1f us;"
-                + " %d trials per search, batch 8, seeds 1..%d; warm = the log holds all %d records"
-                + " of matmul %d^3 with features%n",
-            n,
-            s.size(),
-            optimum,
-            trials,
-            seeds,
-            ws.size(),
-            n / 2));
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "%-28s %6s %10s %10s %8s %8s%n",
-            "search",
-            "seed",
-            "best us",
-            "vs optimum",
-            "to 90%",
-            "s to 90%"));
-    record Row(String name, Tuner.Strategy strategy, boolean warm) {}
     List<Row> rows =
         List.of(
             new Row("annealing + kNN", Tuner.Strategy.ANNEALING, false),
             new Row("evolutionary + GBT, cold", Tuner.Strategy.EVOLUTIONARY, false),
             new Row("evolutionary + GBT, warm", Tuner.Strategy.EVOLUTIONARY, true));
+    List<Run> runs = new ArrayList<>();
     for (Row row : rows) {
-      double sumBest = 0;
-      double sumTrials = 0;
       for (int seed = 1; seed <= seeds; seed++) {
         Tuner.Options o =
             new Tuner.Options(trials, 8, 0, Duration.ofMinutes(30), seed, List.of())
@@ -125,14 +116,61 @@ class StrategyComparisonTest {
                 .withTransfer(row.warm());
         Tuner.Result r = Tuner.tune(task, m, o, row.warm() ? log : List.of(), b -> {}, p -> {});
         assertThat(r.best()).isNotNull();
+        runs.add(new Run(row, seed, r));
+        if (tiled) {
+          optimum = Math.min(optimum, r.best().medianUs());
+        }
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "CPU: %s, ISA: %s; OMP_NUM_THREADS=%s; %s%n",
+            m.deviceName(),
+            isa(),
+            threads,
+            m.versions().get("toolchain")));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "matmul %d^3, %s, %d configurations; %d trials per search, batch 8, seeds 1..%d;"
+                + " warm: the log holds %d records of matmul %d^3 with features;"
+                + " 'vs best' is over %s (%.1f us)%n",
+            n,
+            tiled ? "a tiled space like a sketch's" : "the topi C template",
+            s.size(),
+            trials,
+            seeds,
+            log.size(),
+            n / 2,
+            reference,
+            optimum));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%-26s %5s %10s %8s %8s %8s%n",
+            "search",
+            "seed",
+            "best us",
+            "vs best",
+            "to 90%",
+            "s to 90%"));
+    for (Row row : rows) {
+      double sumBest = 0;
+      double sumTrials = 0;
+      double sumSeconds = 0;
+      for (Run run : runs.stream().filter(x -> x.row() == row).toList()) {
+        Tuner.Result r = run.result();
         sumBest += r.best().medianUs() / seeds;
         sumTrials += (double) r.trialsTo90() / seeds;
+        sumSeconds += r.timeTo90().toMillis() / 1000.0 / seeds;
         out.append(
             String.format(
                 Locale.ROOT,
-                "%-28s %6d %10.1f %10.2f %8d %8.1f%n",
+                "%-26s %5d %10.1f %8.2f %8d %8.1f%n",
                 row.name(),
-                seed,
+                run.seed(),
                 r.best().medianUs(),
                 r.best().medianUs() / optimum,
                 r.trialsTo90(),
@@ -141,15 +179,18 @@ class StrategyComparisonTest {
       out.append(
           String.format(
               Locale.ROOT,
-              "%-28s %6s %10.1f %10.2f %8.1f%n",
+              "%-26s %5s %10.1f %8.2f %8.1f %8.1f%n",
               row.name(),
               "mean",
               sumBest,
               sumBest / optimum,
-              sumTrials));
+              sumTrials,
+              sumSeconds));
     }
     System.out.print(out);
-    Files.writeString(Path.of("target/tune-comparison.txt"), out.toString());
+    Files.writeString(
+        Path.of("target/tune-comparison-" + (tiled ? "tiled" : "topi") + "-" + n + ".txt"),
+        out.toString());
   }
 
   private static TuningRecord record(TuningTask t, CHarnessMeasurer m, Measurement x) {
