@@ -205,7 +205,8 @@ public final class DeviceMeasurer implements Measurer {
           int k = 0;
           for (Tensor x : t.def().inputs()) {
             long[] shape = t.shape().get(k).stream().mapToLong(Long::longValue).toArray();
-            NDArray a = NDArray.random(x.dtype(), dev.kernelgen.tune.ReferenceCache.INPUT_SEED + k, shape);
+            NDArray a =
+                NDArray.random(x.dtype(), dev.kernelgen.tune.ReferenceCache.INPUT_SEED + k, shape);
             in.put(x, a);
             inputs.add(a);
             k++;
