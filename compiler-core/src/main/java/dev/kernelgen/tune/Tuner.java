@@ -240,8 +240,16 @@ public final class Tuner {
       }
       if (options.transfer()) {
         for (TuningRecord r : previous) {
-          boolean thisTask = r.operator().equals(task.operator()) && r.shape().equals(task.shape());
-          if (!thisTask && r.target().equals(target) && r.device().equals(measurer.deviceName())) {
+          boolean sameDevice =
+              r.target().equals(target) && r.device().equals(measurer.deviceName());
+          boolean seenHere =
+              r.operator().equals(task.operator())
+                  && r.shape().equals(task.shape())
+                  && space.contains(r.config());
+          // This space's own records are in already (their features recomputed); the rest of
+          // the device's records with features warm the model, another space of this operator
+          // and shape (a template and a generated sketch) included.
+          if (sameDevice && !seenHere) {
             learned.addTransfer(r, 1.0);
           }
         }

@@ -136,6 +136,53 @@ class EvolutionarySearchTest {
   }
 
   @Test
+  void anotherOperatorsRecordsWarmTheSearch() {
+    TuningTask t = tiledMatmul();
+    // An earlier search of another operator (renamed: the same loops, so the same features).
+    TileCost first = new TileCost();
+    List<TuningRecord> log = new ArrayList<>();
+    Tuner.tune(
+        t,
+        first,
+        new Tuner.Options(64, 8, 0, Duration.ofMinutes(2), 11, List.of()),
+        List.of(),
+        b ->
+            b.forEach(
+                x ->
+                    log.add(
+                        new TuningRecord(
+                                "Test/earlier",
+                                "C",
+                                "synthetic",
+                                Map.of(),
+                                List.of(List.of(1L)),
+                                x.config(),
+                                List.of(),
+                                x.status().name(),
+                                x.medianUs(),
+                                x.minUs(),
+                                "",
+                                "")
+                            .withFeatures(x))),
+        p -> {});
+    assertThat(log).hasSize(64).allMatch(r -> r.features().size() == LoopFeatures.SIZE);
+    int coldTrials = 0;
+    int warmTrials = 0;
+    double warmBest = 0;
+    for (long seed = 1; seed <= 3; seed++) {
+      Tuner.Options o = new Tuner.Options(24, 8, 0, Duration.ofMinutes(2), seed, List.of());
+      Tuner.Result cold =
+          Tuner.tune(t, new TileCost(), o.withTransfer(false), log, b -> {}, p -> {});
+      Tuner.Result warm = Tuner.tune(t, new TileCost(), o, log, b -> {}, p -> {});
+      coldTrials += cold.trialsTo90();
+      warmTrials += warm.trialsTo90();
+      warmBest = Math.max(warmBest, warm.best().medianUs());
+    }
+    assertThat(warmTrials).as("trials to 90%%, warm (cold: %d)", coldTrials).isLessThan(coldTrials);
+    assertThat(warmBest).isLessThanOrEqualTo(1.5);
+  }
+
+  @Test
   void aSearchIsDeterministicForASeed() {
     TuningTask t = tiledMatmul();
     TileCost a = new TileCost();
