@@ -312,7 +312,8 @@ public final class Tuner {
       if (evolutionary) {
         List<Measurement> withFeatures = new ArrayList<>();
         for (Measurement m : got) {
-          double[] x = m.status() == Measurement.Status.INVALID ? null : features.of(m.config());
+          // Rejected ones too (over the device's limits): the model learns to avoid them.
+          double[] x = features.of(m.config());
           learned.add(m, x, space.coordinates(m.config()));
           withFeatures.add(m.withFeatures(x));
         }

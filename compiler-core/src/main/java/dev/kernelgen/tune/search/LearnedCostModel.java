@@ -14,9 +14,10 @@ import java.util.List;
  * candidate's floating-point operations (its global bytes accessed when it computes nothing): the
  * target is then much the same for two shapes of one operator with the same tiling, so records of
  * other shapes and operators teach the model about a new one (transfer, as Ansor normalises
- * throughput per task). A failed candidate (compile error, crash, wrong result, timeout) is learned
- * as twice as slow as the slowest success, so the search steers away from it. The model is refit
- * from all its rows by {@link #fit}, which the tuner calls after each batch.
+ * throughput per task). A failed candidate (over the device's limits, compile error, crash, wrong
+ * result, timeout) is learned as twice as slow as the slowest success, so the search steers away
+ * from it. The model is refit from all its rows by {@link #fit}, which the tuner calls after each
+ * batch.
  *
  * <p>A row is the loop features followed by the current space's knob coordinates ({@link
  * dev.kernelgen.tune.ConfigSpace#coordinates}; -1 in rows of other tasks): a knob that does not
@@ -49,7 +50,7 @@ public final class LearnedCostModel {
    * coords}.
    */
   public void add(Measurement m, double[] x, double[] coords) {
-    if (x == null || m.status() == Measurement.Status.INVALID) {
+    if (x == null) {
       return;
     }
     add(row(x, coords), m.isOk() ? m.medianUs() : Double.NaN, 1);
@@ -70,9 +71,6 @@ public final class LearnedCostModel {
    */
   public boolean addTransfer(TuningRecord r, double weight) {
     if (!r.featureSet().equals(LoopFeatures.VERSION) || r.features().size() != LoopFeatures.SIZE) {
-      return false;
-    }
-    if (r.status().equals(Measurement.Status.INVALID.name())) {
       return false;
     }
     double[] x = r.features().stream().mapToDouble(Double::doubleValue).toArray();

@@ -1,14 +1,23 @@
 package dev.kernelgen.tune.features;
 
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.tune.ConfigSpace;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.TuneTasks;
 import dev.kernelgen.tune.TuningTask;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -97,6 +106,17 @@ class LoopFeaturesTest {
   }
 
   @Test
+  void eachGpuKernelCounts() {
+    // The GPU matmul template makes the elementwise epilogue a second kernel.
+    Tensor a = placeholder("A", FLOAT32, 128, 128);
+    Tensor b = placeholder("B", FLOAT32, 128, 128);
+    Tensor out = Nn.relu(Linalg.matmul(a, b));
+    Schedule s = OpSchedules.defaultSchedule(Target.CUDA, out, Knobs.defaults());
+    double[] x = LoopFeatures.of(Lower.lower(s, "mm_relu", List.of(a, b, out), Target.CUDA, null));
+    assertThat(f(x, "kernels")).isEqualTo(2);
+  }
+
+  @Test
   void featuresTakeAFewMillisecondsPerCandidate() {
     TuningTask t = TuneTasks.matmul(1024, 1024, 1024, Target.C);
     ConfigSpace s = t.space();
@@ -109,6 +129,16 @@ class LoopFeaturesTest {
       LoopFeatures.of(t.lower(t.schedule(s.get(i))));
     }
     double msEach = (System.nanoTime() - start) / 1e6 / n;
+    var lowered = t.lower(t.schedule(s.defaults()));
+    long walk = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      LoopFeatures.of(lowered);
+    }
+    double walkMs = (System.nanoTime() - walk) / 1e6 / n;
+    System.out.printf(
+        "1024^3 matmul candidate: lowering + features %.2f ms, the features alone %.3f ms%n",
+        msEach, walkMs);
+    assertThat(walkMs).isLessThan(msEach);
     // Generous for a loaded two-core machine; typically a few ms.
     assertThat(msEach).as("ms per candidate (lower + features)").isLessThan(50);
   }

@@ -70,7 +70,7 @@ class EvolutionarySearchTest {
    * A synthetic device (to test the search, not a device): the time is a function of the tile sizes
    * that the schedule applies, best (1 us) at 4 x 16 register tiles, 8-row blocks, vectorized.
    */
-  static final class TileCost implements Measurer {
+  static class TileCost implements Measurer {
     final List<Configuration> asked = new ArrayList<>();
 
     static double time(Configuration c) {
@@ -180,6 +180,50 @@ class EvolutionarySearchTest {
     }
     assertThat(warmTrials).as("trials to 90%%, warm (cold: %d)", coldTrials).isLessThan(coldTrials);
     assertThat(warmBest).isLessThanOrEqualTo(1.5);
+  }
+
+  /**
+   * Tiles of 8 rows or 32 columns, next to the optimum's 4 x 16 in the synthetic cost, are "over
+   * the device's limits": rejected unmeasured.
+   */
+  static boolean overLimit(Configuration c) {
+    long[] ti = Knobs.factorizations(N, 3).get(c.values().get("tile_i"));
+    long[] tj = Knobs.factorizations(N, 2).get(c.values().get("tile_j"));
+    return ti[2] == 8 || tj[1] == 32;
+  }
+
+  @Test
+  void theModelLearnsToAvoidRejectedCandidates() {
+    TuningTask t = tiledMatmul();
+    var space = t.space();
+    long rejected = 0;
+    for (long i = 0; i < space.size(); i++) {
+      rejected += overLimit(space.get(i)) ? 1 : 0;
+    }
+    double spaceFraction = (double) rejected / space.size();
+    TileCost m =
+        new TileCost() {
+          @Override
+          public List<Measurement> measure(TuningTask task, List<Configuration> batch) {
+            asked.addAll(batch);
+            return batch.stream()
+                .map(
+                    c ->
+                        overLimit(c)
+                            ? Measurement.failed(
+                                c, Measurement.Status.INVALID, List.of(), "too many registers")
+                            : Measurement.ok(c, time(c), time(c), List.of()))
+                .toList();
+          }
+        };
+    Tuner.tune(t, m, options(5), List.of(), b -> {}, p -> {});
+    List<Configuration> late = m.asked.subList(m.asked.size() / 2, m.asked.size());
+    double lateFraction =
+        late.stream().filter(EvolutionarySearchTest::overLimit).count() / (double) late.size();
+    assertThat(spaceFraction).isGreaterThan(0.2);
+    System.out.printf(
+        "rejected: %.3f of the space, %.3f of the later proposals%n", spaceFraction, lateFraction);
+    assertThat(lateFraction).as("rejected among the later proposals").isLessThan(spaceFraction / 2);
   }
 
   @Test
