@@ -10,8 +10,8 @@
  * ship and load; Tribuo's boosted trees are a wrapper of that same native XGBoost. The model needed
  * here is small: at most a few thousand training points (one per measured candidate) of {@link
  * dev.kernelgen.tune.features.LoopFeatures#SIZE} features, refit after each batch of measurements.
- * Some three hundred lines of plain Java give what XGBoost's {@code hist} method does for it
- * (squared loss, histogram split finding over quantile bins, a depth limit, minimum leaf weight and
+ * A few hundred lines of plain Java give what XGBoost's {@code hist} method does for it (squared
+ * loss, histogram split finding over quantile bins, a depth limit, minimum leaf weight and
  * L2-regularised leaf values, shrinkage, row and column subsampling, sample weights), deterministic
  * for a seed, with no native code and no dependency.
  */
