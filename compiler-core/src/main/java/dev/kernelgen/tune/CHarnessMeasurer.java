@@ -39,6 +39,15 @@ import java.util.stream.Stream;
  * clock_gettime(CLOCK_MONOTONIC)}, several calls per sample for short kernels. Candidates are
  * compiled in parallel by {@code cc} processes; each runs in its own process under a timeout, so
  * one that crashes or hangs is a failed trial and the search goes on.
+ *
+ * <p>The expected outputs are computed once per task. With {@link #cachingReferencesIn} they are
+ * also kept on disk ({@link ReferenceCache}, keyed by operator, shapes and input seed) and read
+ * back by later runs. With the default oracle, the interpreter, a task of more than {@link
+ * #INTERPRETER_LIMIT} element operations in its naive loop nest (a 512³ matmul has 2.7·10⁸) is not
+ * interpreted, which would take minutes: its reference is the output of the naive schedule (the
+ * compute definition's own loop nest, no primitive applied, lowered and compiled for C like any
+ * candidate), the trusted schedule that the interpreter checks in the tests at small shapes; the
+ * cache entry records which of the two ({@code interpreter} or {@code naive-c}) produced it.
  */
 public final class CHarnessMeasurer implements Measurer {
   /**
@@ -73,6 +82,17 @@ public final class CHarnessMeasurer implements Measurer {
   private final double tolerance;
   private final Map<TuningTask, Reference> references = new HashMap<>();
   private final Oracle oracle;
+  private final boolean interpreterOracle;
+  private ReferenceCache referenceCache;
+  private long interpreterLimit = INTERPRETER_LIMIT;
+  private Map<String, String> environment = Map.of();
+
+  /**
+   * The most element operations (floating-point operations plus loads of the naive loop nest) that
+   * the interpreter is asked to evaluate for a reference; larger tasks take the naive C loop nest's
+   * output.
+   */
+  public static final long INTERPRETER_LIMIT = 1L << 26;
 
   /**
    * Computes a task's expected outputs from its inputs (inputs, then outputs, in the order of the
@@ -109,7 +129,7 @@ public final class CHarnessMeasurer implements Measurer {
       int warmup,
       int repeats,
       long timeoutSeconds) {
-    this(toolchain, parallelCompiles, warmup, repeats, timeoutSeconds, Oracle.interpreter());
+    this(toolchain, parallelCompiles, warmup, repeats, timeoutSeconds, Oracle.interpreter(), true);
   }
 
   /** As above, checking against {@code oracle}. */
@@ -120,7 +140,19 @@ public final class CHarnessMeasurer implements Measurer {
       int repeats,
       long timeoutSeconds,
       Oracle oracle) {
+    this(toolchain, parallelCompiles, warmup, repeats, timeoutSeconds, oracle, false);
+  }
+
+  private CHarnessMeasurer(
+      NativeToolchain toolchain,
+      int parallelCompiles,
+      int warmup,
+      int repeats,
+      long timeoutSeconds,
+      Oracle oracle,
+      boolean interpreterOracle) {
     this.oracle = oracle;
+    this.interpreterOracle = interpreterOracle;
     this.toolchain = toolchain;
     this.parallelCompiles = Math.max(1, parallelCompiles);
     this.warmup = warmup;
@@ -135,6 +167,31 @@ public final class CHarnessMeasurer implements Measurer {
   public static CHarnessMeasurer fromEnvironment() {
     return new CHarnessMeasurer(
         NativeToolchain.fromEnvironment(), Runtime.getRuntime().availableProcessors(), 3, 15, 60);
+  }
+
+  /**
+   * Keeps the expected outputs in {@code dir} (the tuning directory's {@code references/}) and
+   * reads them from there when an earlier run computed them; returns this measurer.
+   */
+  public synchronized CHarnessMeasurer cachingReferencesIn(Path dir) {
+    this.referenceCache = new ReferenceCache(dir);
+    return this;
+  }
+
+  /**
+   * Sets environment variables of the timed runs (for example {@code OMP_NUM_THREADS=1} for
+   * single-thread timings on a shared, overloaded machine, where OpenMP's threads wait for each
+   * other's time slices); returns this.
+   */
+  public synchronized CHarnessMeasurer withEnvironment(Map<String, String> env) {
+    this.environment = Map.copyOf(env);
+    return this;
+  }
+
+  /** Sets the largest task the interpreter computes references for (tests); returns this. */
+  public synchronized CHarnessMeasurer withInterpreterLimit(long elementOps) {
+    this.interpreterLimit = elementOps;
+    return this;
   }
 
   @Override
@@ -240,13 +297,7 @@ public final class CHarnessMeasurer implements Measurer {
     return references.computeIfAbsent(
         task,
         t -> {
-          List<NDArray> inputs = new ArrayList<>();
-          int k = 0;
-          for (Tensor x : t.def().inputs()) {
-            inputs.add(NDArray.random(x.dtype(), 17 + k, toArray(t.shape().get(k))));
-            k++;
-          }
-          List<NDArray> outputs = oracle.outputs(t, inputs);
+          List<NDArray> inputs = ReferenceCache.inputs(t);
           Path dir = tempDir("kernelgen-tune-data");
           // Deleted at exit in the reverse order: the files, then the directory (which
           // deleteOnExit alone never deleted, as it is not empty).
@@ -256,8 +307,92 @@ public final class CHarnessMeasurer implements Measurer {
             writeBytes(file, inputs.get(i).segment().toArray(ValueLayout.JAVA_BYTE));
             file.toFile().deleteOnExit();
           }
-          return new Reference(dir, inputs, outputs);
+          return new Reference(dir, inputs, expected(t, inputs, dir));
         });
+  }
+
+  /**
+   * The task's expected outputs for the inputs of {@link ReferenceCache#inputs}, computed (or read
+   * from the cache) once: what a GPU measurer checks its candidates against too, whatever the
+   * task's target (the naive loop nest is then lowered for C).
+   */
+  public List<NDArray> expectedOutputs(TuningTask task) {
+    return reference(task).outputs();
+  }
+
+  /** The expected outputs: cached, else the oracle's, else (large tasks) the naive loop nest's. */
+  private List<NDArray> expected(TuningTask t, List<NDArray> inputs, Path data) {
+    if (referenceCache != null) {
+      var hit = referenceCache.load(t);
+      if (hit.isPresent()) {
+        return hit.get();
+      }
+    }
+    List<NDArray> out;
+    String source;
+    if (interpreterOracle && naiveOps(t) > interpreterLimit) {
+      out = naiveOutputs(t, data);
+      source = "naive-c";
+    } else {
+      out = oracle.outputs(t, inputs);
+      source = interpreterOracle ? "interpreter" : "oracle";
+    }
+    if (referenceCache != null) {
+      referenceCache.store(t, out, source);
+    }
+    return out;
+  }
+
+  /** Floating-point operations plus loads of the task's naive loop nest. */
+  static double naiveOps(TuningTask t) {
+    double[] x = dev.kernelgen.tune.features.LoopFeatures.of(naiveFunc(t));
+    var names = dev.kernelgen.tune.features.LoopFeatures.NAMES;
+    return Math.pow(2, x[names.indexOf("flops")]) + Math.pow(2, x[names.indexOf("loads")]);
+  }
+
+  /** The compute definition's own loop nest, no primitive applied, lowered for C. */
+  private static PrimFunc naiveFunc(TuningTask t) {
+    return dev.kernelgen.lower.Lower.lower(
+        Schedule.create(t.def().outputs()), t.kernelName(), t.def().args(), Target.C, null);
+  }
+
+  /** Runs the naive schedule's C kernel once on the inputs in {@code data}; its outputs. */
+  private List<NDArray> naiveOutputs(TuningTask t, Path data) {
+    Candidate cand = compile(t, naiveFunc(t), t.space().defaults(), List.of("naive loop nest"));
+    try {
+      if (cand.failure != null) {
+        throw new CompilerBug(
+            "the naive loop nest of "
+                + t.operator()
+                + " (the reference) does not compile: "
+                + cand.failure.detail());
+      }
+      Exec r =
+          exec(
+              List.of(cand.exe.toString(), data.toString(), cand.dir.toString(), "0", "1"),
+              cand.dir,
+              Math.max(600, timeoutSeconds));
+      if (r.timedOut || r.exit != 0) {
+        throw new UserError(
+            "the reference run of "
+                + t.operator()
+                + "'s naive loop nest failed ("
+                + (r.timedOut ? "over 600 s" : "exit " + r.exit + ": " + tail(r.output))
+                + ")");
+      }
+      int nIn = t.def().inputs().size();
+      List<NDArray> out = new ArrayList<>();
+      for (int o = 0; o < t.def().outputs().size(); o++) {
+        byte[] bytes = readBytes(cand.dir.resolve("out" + o + ".bin"));
+        MemorySegment seg = Arena.ofAuto().allocate(bytes.length, 8);
+        seg.copyFrom(MemorySegment.ofArray(bytes));
+        out.add(
+            NDArray.wrap(t.def().outputs().get(o).dtype(), seg, toArray(t.shape().get(nIn + o))));
+      }
+      return out;
+    } finally {
+      cand.delete();
+    }
   }
 
   private static long[] toArray(List<Long> l) {
@@ -282,16 +417,27 @@ public final class CHarnessMeasurer implements Measurer {
   }
 
   private Candidate build(TuningTask task, Configuration c, Reference ref) {
-    Candidate cand = new Candidate();
-    cand.config = c;
+    List<String> trace = List.of();
+    PrimFunc func;
     try {
       Schedule s = task.schedule(c);
-      cand.trace = TuningTask.trace(s);
-      cand.func = task.lower(s);
+      trace = TuningTask.trace(s);
+      func = task.lower(s);
     } catch (UserError | CompilerBug e) {
-      cand.failure = Measurement.failed(c, Measurement.Status.INVALID, cand.trace, e.getMessage());
+      Candidate cand = new Candidate();
+      cand.config = c;
+      cand.failure = Measurement.failed(c, Measurement.Status.INVALID, trace, e.getMessage());
       return cand;
     }
+    return compile(task, func, c, trace);
+  }
+
+  /** Compiles {@code func} with the harness. */
+  private Candidate compile(TuningTask task, PrimFunc func, Configuration c, List<String> trace) {
+    Candidate cand = new Candidate();
+    cand.config = c;
+    cand.trace = trace;
+    cand.func = func;
     String source =
         CCodegen.generate(List.of(cand.func), task.kernelName())
             + harness(cand.func, task.def().inputs().size());
@@ -324,7 +470,7 @@ public final class CHarnessMeasurer implements Measurer {
             cand.dir.toString(),
             Integer.toString(warmup),
             Integer.toString(repeats));
-    Exec r = exec(cmd, cand.dir, timeoutSeconds);
+    Exec r = exec(cmd, cand.dir, timeoutSeconds, environment);
     if (r.timedOut) {
       return Measurement.failed(
           cand.config,
@@ -477,14 +623,20 @@ public final class CHarnessMeasurer implements Measurer {
   private record Exec(int exit, String output, boolean timedOut) {}
 
   private static Exec exec(List<String> cmd, Path dir, long timeoutSeconds) {
+    return exec(cmd, dir, timeoutSeconds, Map.of());
+  }
+
+  private static Exec exec(
+      List<String> cmd, Path dir, long timeoutSeconds, Map<String, String> env) {
     try {
       Path log = dir.resolve("process.log");
-      Process p =
+      ProcessBuilder pb =
           new ProcessBuilder(cmd)
               .directory(dir.toFile())
               .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
+              .redirectOutput(log.toFile());
+      pb.environment().putAll(env);
+      Process p = pb.start();
       p.getOutputStream().close();
       boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
       if (!done) {

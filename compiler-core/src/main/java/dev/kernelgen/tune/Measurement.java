@@ -10,6 +10,8 @@ import java.util.Objects;
  * @param minUs fastest call in microseconds (NaN unless OK)
  * @param trace the schedule's trace for this configuration (empty when it could not be built)
  * @param detail why it failed, or empty
+ * @param features the candidate's {@link dev.kernelgen.tune.features.LoopFeatures} (empty when not
+ *     computed), kept in its record so that later searches can learn from it (transfer)
  */
 public record Measurement(
     Configuration config,
@@ -17,7 +19,8 @@ public record Measurement(
     double medianUs,
     double minUs,
     List<String> trace,
-    String detail) {
+    String detail,
+    List<Double> features) {
 
   /** How a trial ended. */
   public enum Status {
@@ -40,6 +43,30 @@ public record Measurement(
     Objects.requireNonNull(status, "status");
     trace = List.copyOf(trace);
     detail = detail == null ? "" : detail;
+    features = features == null ? List.of() : List.copyOf(features);
+  }
+
+  /** A measurement without features. */
+  public Measurement(
+      Configuration config,
+      Status status,
+      double medianUs,
+      double minUs,
+      List<String> trace,
+      String detail) {
+    this(config, status, medianUs, minUs, trace, detail, List.of());
+  }
+
+  /** This measurement with the candidate's features. */
+  public Measurement withFeatures(double[] x) {
+    return new Measurement(
+        config,
+        status,
+        medianUs,
+        minUs,
+        trace,
+        detail,
+        x == null ? List.of() : java.util.Arrays.stream(x).boxed().toList());
   }
 
   public static Measurement ok(Configuration c, double medianUs, double minUs, List<String> trace) {

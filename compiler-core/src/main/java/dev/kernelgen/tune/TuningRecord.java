@@ -24,6 +24,10 @@ import java.util.TreeMap;
  * @param minUs fastest call (NaN unless OK)
  * @param detail why it failed, or empty
  * @param time when it was measured (ISO-8601), for people reading the log
+ * @param featureSet the name of the feature set of {@code features} ({@link
+ *     dev.kernelgen.tune.features.LoopFeatures#VERSION}), or empty
+ * @param features the candidate's features of the lowered loop IR, or empty: a learned cost model
+ *     trains on them for other operators and shapes without lowering their schedules again
  */
 public record TuningRecord(
     String operator,
@@ -37,7 +41,9 @@ public record TuningRecord(
     double medianUs,
     double minUs,
     String detail,
-    String time) {
+    String time,
+    String featureSet,
+    List<Double> features) {
 
   /** The format of the lines this version writes; lines of another format are skipped. */
   public static final int FORMAT = 1;
@@ -53,6 +59,49 @@ public record TuningRecord(
     Objects.requireNonNull(status, "status");
     detail = detail == null ? "" : detail;
     time = time == null ? "" : time;
+    featureSet = featureSet == null ? "" : featureSet;
+    features = features == null ? List.of() : List.copyOf(features);
+  }
+
+  /** A record without features. */
+  public TuningRecord(
+      String operator,
+      String target,
+      String device,
+      Map<String, String> versions,
+      List<List<Long>> shape,
+      Configuration config,
+      List<String> trace,
+      String status,
+      double medianUs,
+      double minUs,
+      String detail,
+      String time) {
+    this(
+        operator, target, device, versions, shape, config, trace, status, medianUs, minUs, detail,
+        time, "", List.of());
+  }
+
+  /** This record with {@code m}'s features (of the current feature set), if it has any. */
+  public TuningRecord withFeatures(Measurement m) {
+    if (m.features().isEmpty()) {
+      return this;
+    }
+    return new TuningRecord(
+        operator,
+        target,
+        device,
+        versions,
+        shape,
+        config,
+        trace,
+        status,
+        medianUs,
+        minUs,
+        detail,
+        time,
+        dev.kernelgen.tune.features.LoopFeatures.VERSION,
+        m.features());
   }
 
   public boolean isOk() {
@@ -77,6 +126,10 @@ public record TuningRecord(
       j.put("detail", detail);
     }
     j.put("time", time);
+    if (!features.isEmpty()) {
+      j.put("feature_set", featureSet);
+      j.put("features", features.stream().map(v -> Math.round(v * 1e4) / 1e4).toList());
+    }
     return Json.line(j);
   }
 
@@ -143,10 +196,27 @@ public record TuningRecord(
           median,
           min,
           m.get("detail") instanceof String d ? d : "",
-          m.get("time") instanceof String t ? t : "");
+          m.get("time") instanceof String t ? t : "",
+          m.get("feature_set") instanceof String fs ? fs : "",
+          features(m));
     } catch (ClassCastException | NullPointerException | UserError e) {
       throw new IllegalArgumentException("a member has the wrong type: " + e.getMessage(), e);
     }
+  }
+
+  /** The stored feature vector, or empty (a null or non-number entry drops it: it is optional). */
+  private static List<Double> features(Map<?, ?> m) {
+    if (!(m.get("features") instanceof List<?> l)) {
+      return List.of();
+    }
+    List<Double> out = new ArrayList<>();
+    for (Object v : l) {
+      if (!(v instanceof Number n)) {
+        return List.of();
+      }
+      out.add(n.doubleValue());
+    }
+    return out;
   }
 
   private static Object require(Map<?, ?> m, String name) {

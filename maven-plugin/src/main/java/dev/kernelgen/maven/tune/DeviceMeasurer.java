@@ -65,6 +65,7 @@ public final class DeviceMeasurer implements Measurer {
   private final int repeats;
   private final int callsPerRepeat;
   private final Map<TuningTask, List<NDArray>[]> references = new HashMap<>();
+  private dev.kernelgen.tune.CHarnessMeasurer referenceSource;
 
   public DeviceMeasurer(Device device, NativeToolchain toolchain, int parallelCompiles) {
     UserError.check(
@@ -98,6 +99,16 @@ public final class DeviceMeasurer implements Measurer {
       v.put("toolchain", toolchain.findNvcc().map(Object::toString).orElse("nvcc not found"));
     }
     return v;
+  }
+
+  /**
+   * Takes the expected outputs from {@code c} (its cached references, computed once per task by the
+   * interpreter or, for large tasks, the naive C loop nest) instead of interpreting each task here;
+   * returns this measurer.
+   */
+  public synchronized DeviceMeasurer referencesFrom(dev.kernelgen.tune.CHarnessMeasurer c) {
+    this.referenceSource = c;
+    return this;
   }
 
   public GpuLimits limits() {
@@ -195,10 +206,15 @@ public final class DeviceMeasurer implements Measurer {
           int k = 0;
           for (Tensor x : t.def().inputs()) {
             long[] shape = t.shape().get(k).stream().mapToLong(Long::longValue).toArray();
-            NDArray a = NDArray.random(x.dtype(), 17 + k, shape);
+            NDArray a =
+                NDArray.random(x.dtype(), dev.kernelgen.tune.ReferenceCache.INPUT_SEED + k, shape);
             in.put(x, a);
             inputs.add(a);
             k++;
+          }
+          if (referenceSource != null) {
+            // The same inputs (ReferenceCache.inputs draws them from the same seeds).
+            return new List[] {inputs, referenceSource.expectedOutputs(t)};
           }
           Map<Tensor, NDArray> got = TensorInterpreter.evaluate(t.def().outputs(), in, Map.of());
           List<NDArray> outputs = t.def().outputs().stream().map(got::get).toList();

@@ -146,6 +146,7 @@ public final class TuneRunner {
                   r.resumed(),
                   r.elapsed().toMillis() / 1000.0,
                   log));
+      s.info().accept("  " + task.operator() + " " + task.target() + ": " + r.reachedLine());
     }
   }
 
@@ -166,7 +167,8 @@ public final class TuneRunner {
         switch (t) {
           case C -> {
             tc.cc(); // a missing compiler is a user error naming it
-            yield new CHarnessMeasurer(tc, cpus, 3, s.repeats(), 120);
+            yield new CHarnessMeasurer(tc, cpus, 3, s.repeats(), 120)
+                .cachingReferencesIn(s.tuningDirectory().resolve("references"));
           }
           case CUDA, OPENCL -> {
             var probe = Devices.probe(t);
@@ -174,7 +176,10 @@ public final class TuneRunner {
               missing.put(t, probe.detail());
               yield null;
             }
-            yield new DeviceMeasurer(probe.device().get(), tc, cpus);
+            yield new DeviceMeasurer(probe.device().get(), tc, cpus)
+                .referencesFrom(
+                    new CHarnessMeasurer(tc, 1, 0, 1, 600)
+                        .cachingReferencesIn(s.tuningDirectory().resolve("references")));
           }
           case JAVA -> null;
         };
@@ -190,18 +195,19 @@ public final class TuneRunner {
     for (Measurement x : batch) {
       out.add(
           new TuningRecord(
-              t.operator(),
-              t.target().name(),
-              m.deviceName(),
-              m.versions(),
-              t.shape(),
-              x.config(),
-              x.trace(),
-              x.status().name(),
-              x.medianUs(),
-              x.minUs(),
-              x.detail(),
-              now));
+                  t.operator(),
+                  t.target().name(),
+                  m.deviceName(),
+                  m.versions(),
+                  t.shape(),
+                  x.config(),
+                  x.trace(),
+                  x.status().name(),
+                  x.medianUs(),
+                  x.minUs(),
+                  x.detail(),
+                  now)
+              .withFeatures(x));
     }
     return out;
   }
