@@ -63,15 +63,28 @@ if [[ $cmd == prepare ]]; then
   rm -rf .device/sample && mkdir -p .device/sample
   cp -r samples/depthwise-conv/target/classes .device/sample/classes
   mkdir .device/sample/lib && cp samples/depthwise-conv/target/lib/kernelgen-*.jar .device/sample/lib/
-  # The device tests (bench/gpu.sh tests): the test classes of runtime and gpu-bench, and JUnit.
+  # The device tests (bench/gpu.sh tests): the test classes of runtime, measure, maven-plugin
+  # (launchers on CUDA: lifecycle, graph capture, soak, 200 candidates) and gpu-bench, and JUnit.
   rm -rf .device/test && mkdir -p .device/test/lib
-  ./mvnw -q -Pbench -pl bench/gpu-bench -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
-    -Dmdep.outputFile="$PWD/.device/test/classpath.txt" >/dev/null
+  ./mvnw -q -Pbench -pl bench/gpu-bench,maven-plugin -am test-compile dependency:build-classpath \
+    -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/.device/test/classpath.txt" >/dev/null
+  ./mvnw -q -pl maven-plugin -am dependency:build-classpath -Dmdep.includeScope=test \
+    -Dmdep.outputFile="$PWD/.device/test/classpath-plugin.txt" >/dev/null
   cp -r runtime/target/test-classes .device/test/runtime
   cp -r bench/gpu-bench/target/test-classes .device/test/gpu-bench
-  tr ':' '\n' <.device/test/classpath.txt | grep -E '/(junit-|opentest4j|apiguardian|assertj)' |
-    xargs -I{} cp {} .device/test/lib/
-  rm .device/test/classpath.txt
+  cp -r maven-plugin/target/test-classes .device/test/maven-plugin
+  cp -r maven-plugin/target/classes .device/test/maven-plugin-main
+  if [[ -d measure/target/test-classes ]]; then
+    cp -r measure/target/test-classes .device/test/measure
+    cp measure/target/kernelgen-measure-*.jar .device/lib/ 2>/dev/null ||
+      cp -r measure/target/classes .device/test/measure-main
+  fi
+  cat .device/test/classpath.txt .device/test/classpath-plugin.txt | tr ':' '\n' |
+    grep -E '/(junit-|opentest4j|apiguardian|assertj)' | sort -u | xargs -I{} cp {} .device/test/lib/
+  # What compiler-core and the plugin's launcher code need at run time (the JSON codec, JavaPoet).
+  cat .device/test/classpath.txt .device/test/classpath-plugin.txt | tr ':' '\n' |
+    grep -E '/(jackson-|javapoet)' | sort -u | xargs -I{} cp {} .device/lib/
+  rm .device/test/classpath*.txt
   # Maven, the plugin and what it needs, offline (bench/gpu.sh tune): the project's modules
   # installed into a scratch repository, then the tune goal resolved once (PoCL here) into a
   # repository of only what it uses.
@@ -124,8 +137,12 @@ export PATH=$PATH:/usr/local/cuda/bin
 if [[ $cmd == tests ]]; then
   out=${2:?usage: bench/gpu.sh tests OUT_DIR}
   mkdir -p "$out"
-  classes=$(cd .device/test && find runtime gpu-bench -name '*Test.class' | sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
-  cp_tests=".device/lib/*:.device/test/runtime:.device/test/gpu-bench:.device/test/lib/*"
+  dirs=$(cd .device/test && ls -d runtime gpu-bench maven-plugin measure 2>/dev/null)
+  # Architecture tests need ArchUnit, which does not travel; they run here, not there.
+  classes=$(cd .device/test && find $dirs -name '*Test.class' | grep -v -E 'PackagesTest|ApiTest|CyclesTest' |
+    sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
+  cp_tests=".device/lib/*:.device/test/lib/*:.device/test/maven-plugin-main"
+  for d in $dirs measure-main; do [[ -d .device/test/$d ]] && cp_tests+=":.device/test/$d"; done
   java_cp "$cp_tests" dev.kernelgen.bench.gpu.DeviceTestRunner $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
   exit 0
 fi
