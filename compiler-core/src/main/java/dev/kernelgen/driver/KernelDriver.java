@@ -21,7 +21,7 @@ import dev.kernelgen.driver.SpecReader.OperatorSpec;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.IndexWidth;
 import dev.kernelgen.lower.Lower;
-import dev.kernelgen.lower.SplitHostDevice;
+import dev.kernelgen.lower.LoweredModule;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
@@ -528,38 +528,30 @@ public final class KernelDriver {
           unused,
           knobs.space().keySet());
       Schedule sched = s;
-      PrimFunc f = context(where, () -> Lower.lower(sched, fn, def.args(), target, width, null));
+      LoweredModule lm =
+          context(where, () -> Lower.lowerModule(sched, fn, def.args(), target, width, null));
       List<Kernel> kernels = new ArrayList<>();
       List<Temporary> temps = new ArrayList<>();
       List<PrimFunc> fs = funcs.computeIfAbsent(target, t -> new ArrayList<>());
-      if (target == Target.CUDA || target == Target.OPENCL) {
-        SplitHostDevice.DeviceModule dm = context(where, () -> SplitHostDevice.split(f));
-        for (int k = 0; k < dm.temporaries().size(); k++) {
-          Buffer b = dm.temporaries().get(k);
-          temps.add(new Temporary(b.name(), b.dtype(), dm.temporarySizes().get(k)));
-        }
-        for (PrimFunc kf : dm.kernels()) {
-          LaunchGeometry g = context(where, () -> LaunchGeometry.of(kf));
-          kernels.add(new Kernel(kf.name(), params(kf), g));
-          fs.add(kf);
-        }
-      } else {
-        kernels.add(new Kernel(f.name(), params(f), null));
-        fs.add(f);
-        if (target == Target.C && configured == null) {
-          List<String> untuned =
-              tunedPerIsaLevel(op, m, def, fn, width, what, where, fs.size() - 1);
-          if (cFallback != null) {
-            if (untuned.size() == request.toolchain().isaLevels().size()) {
-              if (!fallbacks.contains(cFallback)) {
-                fallbacks.add(cFallback);
-              }
-            } else {
-              for (String l : untuned) {
-                String line = what + " at " + l + ": no record at this level";
-                if (!fallbacks.contains(line)) {
-                  fallbacks.add(line);
-                }
+      for (LoweredModule.Temporary t : lm.temporaries()) {
+        temps.add(new Temporary(t.buffer().name(), t.buffer().dtype(), t.size()));
+      }
+      for (LoweredModule.Kernel k : lm.kernels()) {
+        kernels.add(new Kernel(k.func().name(), params(k.func()), k.geometry()));
+        fs.add(k.func());
+      }
+      if (target == Target.C && configured == null) {
+        List<String> untuned = tunedPerIsaLevel(op, m, def, fn, width, what, where, fs.size() - 1);
+        if (cFallback != null) {
+          if (untuned.size() == request.toolchain().isaLevels().size()) {
+            if (!fallbacks.contains(cFallback)) {
+              fallbacks.add(cFallback);
+            }
+          } else {
+            for (String l : untuned) {
+              String line = what + " at " + l + ": no record at this level";
+              if (!fallbacks.contains(line)) {
+                fallbacks.add(line);
               }
             }
           }
