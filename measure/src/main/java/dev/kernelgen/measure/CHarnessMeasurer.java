@@ -1,4 +1,4 @@
-package dev.kernelgen.tune;
+package dev.kernelgen.measure;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.CCodegen;
@@ -11,6 +11,10 @@ import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.Measurer;
+import dev.kernelgen.tune.TuningTask;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

@@ -1,4 +1,4 @@
-package dev.kernelgen.maven.tune;
+package dev.kernelgen.measure;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.CudaCodegen;
