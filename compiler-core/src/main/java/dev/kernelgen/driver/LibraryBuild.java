@@ -6,10 +6,8 @@ import static dev.kernelgen.driver.KernelDriver.context;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.JavaCodegen;
 import dev.kernelgen.diag.UserError;
-import dev.kernelgen.driver.LibraryModel.Argument;
 import dev.kernelgen.driver.LibraryModel.Build;
 import dev.kernelgen.driver.LibraryModel.Kernel;
-import dev.kernelgen.driver.LibraryModel.Param;
 import dev.kernelgen.driver.LibraryModel.Temporary;
 import dev.kernelgen.driver.LibraryModel.Variant;
 import dev.kernelgen.driver.SpecReader.LibrarySpec;
@@ -21,10 +19,6 @@ import dev.kernelgen.lower.LoweredModule;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
-import dev.kernelgen.te.Buffer;
-import dev.kernelgen.te.ComputeOp;
-import dev.kernelgen.te.ExprPrinter;
-import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.PrimFunc;
@@ -37,7 +31,6 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * The build of one library: each operator's variants (specializations, and for symbolic dims 32-bit
@@ -270,47 +263,18 @@ final class LibraryBuild {
           named.put(v.name(), spec.get(v));
         }
       }
-      List<Temporary> intermediates = symbolic ? intermediates(fn, dims) : List.of();
+      List<Temporary> intermediates =
+          symbolic ? OperatorModel.intermediates(funcs, fn, dims) : List.of();
       variants.add(new Variant(named, builds, wide, intermediates));
     }
     return new LibraryModel.Operator(
         op.name(),
         op.method().getName(),
-        expressions(def),
-        arguments(def.inputs()),
-        arguments(def.outputs()),
+        OperatorModel.expressions(def),
+        OperatorModel.arguments(def.inputs()),
+        OperatorModel.arguments(def.outputs()),
         dims.stream().map(Var::name).toList(),
         variants);
-  }
-
-  /**
-   * The global buffers of symbolic size in the host functions (C, Java) named {@code fn}: sizes
-   * over the operator's dims only, each once.
-   */
-  private List<Temporary> intermediates(String fn, List<Var> dims) {
-    Map<String, Temporary> out = new LinkedHashMap<>();
-    for (Target t : List.of(Target.C, Target.JAVA)) {
-      for (PrimFunc f : funcs.getOrDefault(t, List.of())) {
-        if (!f.name().equals(fn)) {
-          continue;
-        }
-        new dev.kernelgen.tir.StmtVisitor() {
-          @Override
-          public void visit(dev.kernelgen.tir.Stmt s) {
-            if (s instanceof dev.kernelgen.tir.Allocate a
-                && a.buffer().scope() == dev.kernelgen.te.MemoryScope.GLOBAL
-                && !(a.size() instanceof dev.kernelgen.te.IntImm)
-                && dims.containsAll(dev.kernelgen.te.FreeVars.of(a.size()))) {
-              out.putIfAbsent(
-                  a.buffer().name() + " " + ExprPrinter.print(a.size()),
-                  new Temporary(a.buffer().name(), a.buffer().dtype(), a.size()));
-            }
-            super.visit(s);
-          }
-        }.visit(f.body());
-      }
-    }
-    return List.copyOf(out.values());
   }
 
   private Build build(
@@ -354,7 +318,7 @@ final class LibraryBuild {
       temps.add(new Temporary(t.buffer().name(), t.buffer().dtype(), t.size()));
     }
     for (LoweredModule.Kernel k : lm.kernels()) {
-      kernels.add(new Kernel(k.func().name(), params(k.func()), k.geometry()));
+      kernels.add(new Kernel(k.func().name(), OperatorModel.params(k.func()), k.geometry()));
       fs.add(k.func());
     }
     if (target == Target.C && configured == null) {
@@ -371,31 +335,5 @@ final class LibraryBuild {
         trace,
         temps,
         kernels);
-  }
-
-  private static List<Param> params(PrimFunc f) {
-    List<Param> out = new ArrayList<>();
-    for (Buffer b : f.params()) {
-      out.add(new Param.Buffer(b.name(), b.dtype()));
-    }
-    for (Var v : f.scalars()) {
-      out.add(new Param.Dim(v.name(), v.dtype()));
-    }
-    return out;
-  }
-
-  private static List<Argument> arguments(List<Tensor> ts) {
-    return ts.stream().map(t -> new Argument(t.name(), t.dtype(), t.shape())).toList();
-  }
-
-  private static List<String> expressions(OperatorDef def) {
-    List<String> out = new ArrayList<>();
-    for (Tensor t : def.graph()) {
-      if (t.op() instanceof ComputeOp c) {
-        String axes = c.axis().stream().map(IterVar::name).collect(Collectors.joining(", "));
-        out.add(t.name() + "[" + axes + "] = " + ExprPrinter.print(c.body()));
-      }
-    }
-    return out;
   }
 }
