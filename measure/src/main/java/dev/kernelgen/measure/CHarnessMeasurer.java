@@ -172,12 +172,19 @@ public final class CHarnessMeasurer implements Measurer {
     return versions;
   }
 
+  /** How candidates are timed: CLOCK_MONOTONIC in the child process, short calls batched. */
+  public TimingProtocol timing() {
+    return new TimingProtocol(
+        warmup, repeats, "clock_gettime(CLOCK_MONOTONIC), calls batched to 500 us", false);
+  }
+
   private Map<String, String> findVersions() {
     Map<String, String> v = new LinkedHashMap<>();
     v.put("driver", System.getProperty("os.name") + " " + System.getProperty("os.version"));
     v.put("toolchain", firstLine(List.of(toolchain.cc().toString(), "--version")));
     v.put("flags", String.join(" ", EXECUTABLE_FLAGS) + " -march=" + isaLevel());
     v.put("isa", isaLevel());
+    v.put(TimingProtocol.VERSION_KEY, timing().describe());
     return v;
   }
 

@@ -97,7 +97,19 @@ public final class DeviceMeasurer implements Measurer {
     if (device.target() == Target.CUDA) {
       v.put("toolchain", toolchain.findNvcc().map(Object::toString).orElse("nvcc not found"));
     }
+    v.put(TimingProtocol.VERSION_KEY, timing().describe());
     return v;
+  }
+
+  /** How candidates are timed: the device's timer (CUDA events over a graph, OpenCL events). */
+  public TimingProtocol timing() {
+    return new TimingProtocol(
+        warmup,
+        repeats,
+        (device.target() == Target.CUDA ? "CUDA events around a graph of " : "device events over ")
+            + callsPerRepeat
+            + " launches",
+        false);
   }
 
   public GpuLimits limits() {

@@ -78,6 +78,11 @@ class CHarnessMeasurerTest {
     }
     assertThat(m.deviceName()).contains("threads");
     assertThat(m.versions()).containsKey("toolchain");
+    // The timing protocol goes with every record the measurer's versions are stored in.
+    assertThat(m.versions())
+        .containsEntry(TimingProtocol.VERSION_KEY, m.timing().describe())
+        .hasEntrySatisfying(
+            TimingProtocol.VERSION_KEY, p -> assertThat(p).startsWith("warmup 1, median of 3"));
   }
 
   @Test
