@@ -2,6 +2,7 @@ package dev.kernelgen.lower;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.codegen.LaunchGeometry;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
@@ -25,7 +26,8 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
- * Lowers a schedule to a {@link PrimFunc}. The whole compiler on one screen:
+ * Lowers a schedule to a {@link LoweredModule} ({@link #lowerModule}), or to its one {@link
+ * PrimFunc} ({@link #lower}). The whole compiler on one screen:
  *
  * <ol>
  *   <li>inline the stages marked compute_inline ({@link StageGraph#inline});
@@ -33,7 +35,9 @@ import java.util.function.UnaryOperator;
  *   <li>build the loop nests and attach stages ({@link ScheduleOps});
  *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll,
  *       simplify, on CPUs partition loops around their boundary tests, fold guards into loop
- *       bounds, and for GPU targets insert barriers.
+ *       bounds, and for GPU targets insert barriers;
+ *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
+ *       stage, temporaries between them) and compute each kernel's {@link LaunchGeometry}.
  * </ol>
  */
 public final class Lower {
@@ -41,6 +45,36 @@ public final class Lower {
 
   /** One pass over the loop IR, with a stable name for dumps and tests. */
   public record Pass(String name, UnaryOperator<Stmt> fn) {}
+
+  /**
+   * Lowers {@code schedule} to the module of kernels {@code name} over {@code args} (the operator's
+   * inputs and outputs, in the order the caller passes them), with index arithmetic of {@code
+   * width} where extents are symbolic: what the code generators print and the launcher calls.
+   *
+   * @param dump receives the IR after each step that changed it (or null)
+   */
+  public static LoweredModule lowerModule(
+      Schedule schedule,
+      String name,
+      List<Tensor> args,
+      Target target,
+      IndexWidth width,
+      Consumer<String> dump) {
+    PrimFunc f = lower(schedule, name, args, target, width, dump);
+    if (target != Target.CUDA && target != Target.OPENCL) {
+      return new LoweredModule(target, f, List.of(new LoweredModule.Kernel(f, null)), List.of());
+    }
+    SplitHostDevice.DeviceModule dm = SplitHostDevice.split(f);
+    List<LoweredModule.Temporary> temps = new ArrayList<>();
+    for (int k = 0; k < dm.temporaries().size(); k++) {
+      temps.add(new LoweredModule.Temporary(dm.temporaries().get(k), dm.temporarySizes().get(k)));
+    }
+    List<LoweredModule.Kernel> kernels = new ArrayList<>();
+    for (PrimFunc kf : dm.kernels()) {
+      kernels.add(new LoweredModule.Kernel(kf, LaunchGeometry.of(kf)));
+    }
+    return new LoweredModule(target, f, kernels, temps);
+  }
 
   /**
    * Lowers {@code schedule} to a function {@code name} whose buffer parameters are {@code args}

@@ -3,11 +3,11 @@
  * it ({@link Tuner}: exhaustive for small spaces; for large ones, by default, Ansor's evolutionary
  * search over a learned cost model, or simulated annealing over a nearest-neighbour model; with a
  * trial budget and early stopping), the checks that reject a configuration before it is measured
- * ({@link GpuLimits}), measurement ({@link Measurer}; {@link CHarnessMeasurer} runs C kernels in a
- * separate timed process, so a crashing candidate is a failed trial, not a dead build), the
- * expected outputs every candidate is checked against ({@link ReferenceCache}), and the tuning log
- * ({@link TuningLog}, JSON lines that the user commits and that {@code generate} reads to pick the
- * best configuration per operator, target, device and shape).
+ * ({@link GpuLimits}), measurement ({@link Measurer}; the measure module's {@code CHarnessMeasurer}
+ * runs C kernels in a separate timed process, so a crashing candidate is a failed trial, not a dead
+ * build), the expected outputs every candidate is checked against ({@link ReferenceCache}), and the
+ * tuning log ({@link TuningLog}, JSON lines that the user commits and that {@code generate} reads
+ * to pick the best configuration per operator, target, device and shape).
  *
  * <p>The learned search lives in three packages: {@link dev.kernelgen.tune.features} (what a
  * candidate's lowered loops look like, as a fixed-length vector), {@link dev.kernelgen.tune.model}

@@ -7,10 +7,8 @@ import static dev.kernelgen.te.TE.reduceAxis;
 import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.spec.Knobs;
@@ -319,44 +317,6 @@ class TuneTest {
                     x.detail(),
                     ""))
         .toList();
-  }
-
-  @Test
-  void cKernelsAreCompiledCheckedAndTimed() {
-    assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
-    TuningTask t = matmulTask(24);
-    CHarnessMeasurer m = new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 2, 1, 3, 60);
-    ConfigSpace s = t.space();
-    List<Configuration> all = new ArrayList<>();
-    for (long i = 0; i < s.size(); i++) {
-      all.add(s.get(i));
-    }
-    List<Measurement> ms = m.measure(t, all);
-    assertThat(ms).hasSize((int) s.size());
-    for (Measurement x : ms) {
-      assertThat(x.status()).as(x.toString()).isEqualTo(Measurement.Status.OK);
-      assertThat(x.medianUs()).isPositive();
-      assertThat(x.minUs()).isLessThanOrEqualTo(x.medianUs());
-      assertThat(x.trace()).isNotEmpty();
-    }
-    assertThat(m.deviceName()).contains("threads");
-    assertThat(m.versions()).containsKey("toolchain");
-  }
-
-  @Test
-  void aCandidateOverItsTimeIsRecordedAndTheBatchGoesOn() {
-    assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
-    TuningTask t = matmulTask(8);
-    CHarnessMeasurer m = new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 1, 0, 1, 0);
-    ConfigSpace s = t.space();
-    List<Measurement> ms = m.measure(t, List.of(s.get(0), s.get(1)));
-    assertThat(ms)
-        .extracting(Measurement::status)
-        .containsExactly(Measurement.Status.TIMEOUT, Measurement.Status.TIMEOUT);
-    // A configuration the schedule rejects is invalid, not an exception.
-    List<Measurement> bad = m.measure(t, List.of(Configuration.of(Map.of("tile_j", 99))));
-    assertThat(bad.get(0).status()).isEqualTo(Measurement.Status.INVALID);
-    assertThat(bad.get(0).detail()).contains("tile_j");
   }
 
   @Test

@@ -7,12 +7,13 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.measure.CHarnessMeasurer;
+import dev.kernelgen.measure.DeviceMeasurer;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.OpSchedules;
-import dev.kernelgen.tune.CHarnessMeasurer;
 import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.ReferenceCache;
 import dev.kernelgen.tune.TuningTask;

@@ -1,9 +1,11 @@
-package dev.kernelgen.tune;
+package dev.kernelgen.measure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.TuningTask;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -13,7 +15,7 @@ class CHarnessCleanupTest {
   @Test
   void closeDeletesTheReferenceDataDirectory() {
     assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
-    TuningTask t = TuneTest.matmulTask(8);
+    TuningTask t = CHarnessMeasurerTest.matmulTask(8);
     List<Path> dirs;
     try (CHarnessMeasurer m =
         new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 1, 0, 1, 60)) {

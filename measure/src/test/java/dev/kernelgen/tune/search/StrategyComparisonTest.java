@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.NativeToolchain;
-import dev.kernelgen.tune.CHarnessMeasurer;
+import dev.kernelgen.measure.CHarnessMeasurer;
 import dev.kernelgen.tune.ConfigSpace;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;

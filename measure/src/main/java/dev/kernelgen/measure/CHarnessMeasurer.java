@@ -1,4 +1,4 @@
-package dev.kernelgen.tune;
+package dev.kernelgen.measure;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.CCodegen;
@@ -11,6 +11,11 @@ import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.Measurer;
+import dev.kernelgen.tune.ReferenceCache;
+import dev.kernelgen.tune.TuningTask;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -225,12 +230,19 @@ public final class CHarnessMeasurer implements Measurer {
     return versions;
   }
 
+  /** How candidates are timed: CLOCK_MONOTONIC in the child process, short calls batched. */
+  public TimingProtocol timing() {
+    return new TimingProtocol(
+        warmup, repeats, "clock_gettime(CLOCK_MONOTONIC), calls batched to 500 us", false);
+  }
+
   private Map<String, String> findVersions() {
     Map<String, String> v = new LinkedHashMap<>();
     v.put("driver", System.getProperty("os.name") + " " + System.getProperty("os.version"));
     v.put("toolchain", firstLine(List.of(toolchain.cc().toString(), "--version")));
     v.put("flags", String.join(" ", EXECUTABLE_FLAGS) + " -march=" + isaLevel());
     v.put("isa", isaLevel());
+    v.put(TimingProtocol.VERSION_KEY, timing().describe());
     return v;
   }
 

@@ -1,4 +1,4 @@
-package dev.kernelgen.maven.tune;
+package dev.kernelgen.measure;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.CudaCodegen;
@@ -65,7 +65,7 @@ public final class DeviceMeasurer implements Measurer {
   private final int repeats;
   private final int callsPerRepeat;
   private final Map<TuningTask, List<NDArray>[]> references = new HashMap<>();
-  private dev.kernelgen.tune.CHarnessMeasurer referenceSource;
+  private CHarnessMeasurer referenceSource;
 
   public DeviceMeasurer(Device device, NativeToolchain toolchain, int parallelCompiles) {
     UserError.check(
@@ -98,6 +98,7 @@ public final class DeviceMeasurer implements Measurer {
     if (device.target() == Target.CUDA) {
       v.put("toolchain", toolchain.findNvcc().map(Object::toString).orElse("nvcc not found"));
     }
+    v.put(TimingProtocol.VERSION_KEY, timing().describe());
     return v;
   }
 
@@ -106,9 +107,20 @@ public final class DeviceMeasurer implements Measurer {
    * interpreter or, for large tasks, the naive C loop nest) instead of interpreting each task here;
    * returns this measurer.
    */
-  public synchronized DeviceMeasurer referencesFrom(dev.kernelgen.tune.CHarnessMeasurer c) {
+  public synchronized DeviceMeasurer referencesFrom(CHarnessMeasurer c) {
     this.referenceSource = c;
     return this;
+  }
+
+  /** How candidates are timed: the device's timer (CUDA events over a graph, OpenCL events). */
+  public TimingProtocol timing() {
+    return new TimingProtocol(
+        warmup,
+        repeats,
+        (device.target() == Target.CUDA ? "CUDA events around a graph of " : "device events over ")
+            + callsPerRepeat
+            + " launches",
+        false);
   }
 
   public GpuLimits limits() {

@@ -1,4 +1,4 @@
-package dev.kernelgen.maven.tune;
+package dev.kernelgen.measure;
 
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.compute;
@@ -119,7 +119,7 @@ class DeviceMeasurerLeakTest {
             gpu, NativeToolchain.fromEnvironment(), Runtime.getRuntime().availableProcessors())) {
       // The first batch warms up the JIT, the driver and the reference data.
       m.measure(task, configs.subList(0, 20));
-      long rss = dev.kernelgen.maven.launcher.ResidentMemory.afterGc();
+      long rss = ResidentMemory.afterGc();
       long free = gpu.freeMemoryBytes();
       for (int i = 20; i < 200; i += 20) {
         for (Measurement x : m.measure(task, configs.subList(i, i + 20))) {
@@ -128,7 +128,7 @@ class DeviceMeasurerLeakTest {
               .isIn(Measurement.Status.OK, Measurement.Status.INVALID);
         }
       }
-      long rssEnd = dev.kernelgen.maven.launcher.ResidentMemory.afterGc();
+      long rssEnd = ResidentMemory.afterGc();
       long freeEnd = gpu.freeMemoryBytes();
       System.out.printf(
           "200 candidates: host RSS %d -> %d MiB, device free %d -> %d MiB%n",

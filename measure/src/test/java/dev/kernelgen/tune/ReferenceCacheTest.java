@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.eval.NDArray;
+import dev.kernelgen.measure.CHarnessMeasurer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

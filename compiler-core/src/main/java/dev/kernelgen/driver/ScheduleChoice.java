@@ -1,0 +1,247 @@
+package dev.kernelgen.driver;
+
+import static dev.kernelgen.driver.KernelDriver.context;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.driver.SpecReader.LibrarySpec;
+import dev.kernelgen.driver.SpecReader.OperatorSpec;
+import dev.kernelgen.lower.IndexWidth;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.topi.DefaultSchedules;
+import dev.kernelgen.tune.TuningLog;
+import dev.kernelgen.tune.TuningRecord;
+import dev.kernelgen.tune.TuningTask;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Chooses the schedule of each operator variant and target of one library: the request's
+ * configuration if it names one, else the best tuning record for the target (for C, also one per
+ * ISA level, which replaces the function in that level's library), else the spec's knobs' defaults;
+ * and keeps the list of builds that fell back to defaults although records were given.
+ */
+final class ScheduleChoice {
+  private final GenerateRequest request;
+  private final LibrarySpec lib;
+
+  /** The builds that fell back to default schedules, and why. */
+  final List<String> fallbacks = new ArrayList<>();
+
+  /** C: per ISA level, the functions (by index into the C functions) tuned at that level. */
+  final Map<String, Map<Integer, PrimFunc>> cByIsaLevel = new TreeMap<>();
+
+  ScheduleChoice(GenerateRequest request, LibrarySpec lib) {
+    this.request = request;
+    this.lib = lib;
+  }
+
+  /**
+   * A variant's schedule, its knobs, where they came from ({@code configured}, {@code tuned},
+   * {@code default}) and, for C without a record for every level, why it fell back (or null).
+   */
+  record Chosen(Schedule schedule, Knobs knobs, String source, String cFallback) {}
+
+  /**
+   * The schedule of operator {@code op}'s variant {@code def} for {@code target} by spec method
+   * {@code m} (null: the default schedule), with the {@code configured} knobs if not null.
+   */
+  Chosen choose(
+      OperatorSpec op,
+      Method m,
+      OperatorDef def,
+      Target target,
+      Map<String, Integer> configured,
+      String what,
+      String where) {
+    String source = configured != null ? "configured" : "default";
+    Knobs knobs = null;
+    Schedule s = null;
+    String cFallback = null;
+    if (configured == null) {
+      Tuned tuned = tuned(op, def, target);
+      if (tuned.record != null) {
+        // A record the schedule no longer accepts (its knobs changed) is stale: defaults then.
+        try {
+          Knobs k = Knobs.configured(tuned.record.config().values());
+          Schedule ts = schedule(op, m, def, target, k, where);
+          if (k.unused().isEmpty()) {
+            knobs = k;
+            s = ts;
+            source = "tuned";
+            request
+                .log()
+                .accept(
+                    "  "
+                        + what
+                        + ": tuned configuration "
+                        + tuned.record.config()
+                        + String.format(
+                            Locale.ROOT,
+                            " (%.2f us median on %s)",
+                            tuned.record.medianUs(),
+                            tuned.record.device()));
+          } else {
+            tuned =
+                new Tuned(
+                    null,
+                    "its record sets knobs " + k.unused() + " that the schedule does not ask for");
+          }
+        } catch (UserError e) {
+          tuned = new Tuned(null, "its record is stale: " + e.getMessage());
+        }
+      }
+      // Java kernels are not tuned (kernels:tune measures native targets only); C records by
+      // ISA level are looked at below.
+      if (s == null
+          && target != Target.JAVA
+          && target != Target.C
+          && !fallbacks.contains(what + ": " + tuned.reason)) {
+        fallbacks.add(what + ": " + tuned.reason);
+      }
+      if (s == null && target == Target.C) {
+        cFallback = what + ": " + tuned.reason;
+      }
+    }
+    if (s == null) {
+      knobs = configured == null ? Knobs.defaults() : Knobs.configured(configured);
+      s = schedule(op, m, def, target, knobs, where);
+    }
+    if (s == null) {
+      throw new CompilerBug("no schedule for " + where);
+    }
+    return new Chosen(s, knobs, source, cFallback);
+  }
+
+  /**
+   * C: after the per-level lookup, records why the levels left {@code untuned} fell back, given the
+   * variant's fallback {@code cFallback} (null: it was tuned for every level).
+   */
+  void noteCFallback(String what, String cFallback, List<String> untuned) {
+    if (cFallback != null) {
+      if (untuned.size() == request.toolchain().isaLevels().size()) {
+        if (!fallbacks.contains(cFallback)) {
+          fallbacks.add(cFallback);
+        }
+      } else {
+        for (String l : untuned) {
+          String line = what + " at " + l + ": no record at this level";
+          if (!fallbacks.contains(line)) {
+            fallbacks.add(line);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * C: the tuning records measured at each ISA level replace, in that level's library, the function
+   * at {@code index} of the C functions; a level without records keeps it (the default schedule, or
+   * a record that names no level).
+   *
+   * @return the levels left without a tuned function
+   */
+  List<String> tunedPerIsaLevel(
+      OperatorSpec op,
+      Method m,
+      OperatorDef def,
+      String fn,
+      IndexWidth width,
+      String what,
+      String where,
+      int index) {
+    List<String> untuned = new ArrayList<>();
+    for (String level : request.toolchain().isaLevels()) {
+      Tuned t = tuned(op, def, Target.C, level);
+      if (t.record == null) {
+        untuned.add(level);
+        continue;
+      }
+      try {
+        Knobs k = Knobs.configured(t.record.config().values());
+        Schedule ts = schedule(op, m, def, Target.C, k, where);
+        if (!k.unused().isEmpty()) {
+          fallbacks.add(what + " at " + level + ": its record sets knobs " + k.unused());
+          untuned.add(level);
+          continue;
+        }
+        PrimFunc lf = context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, width, null));
+        cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
+        request
+            .log()
+            .accept(
+                "  "
+                    + what
+                    + " at "
+                    + level
+                    + ": tuned configuration "
+                    + t.record.config()
+                    + String.format(
+                        Locale.ROOT,
+                        " (%.2f us median on %s)",
+                        t.record.medianUs(),
+                        t.record.device()));
+      } catch (UserError e) {
+        fallbacks.add(what + " at " + level + ": its record is stale: " + e.getMessage());
+        untuned.add(level);
+      }
+    }
+    return untuned;
+  }
+
+  static Schedule schedule(
+      OperatorSpec op, Method m, OperatorDef def, Target target, Knobs knobs, String where) {
+    if (m == null) {
+      return context(where, () -> DefaultSchedules.forTarget(target, def, knobs));
+    }
+    if (m.getReturnType() == Schedule.class) {
+      Schedule s = (Schedule) SpecReader.call(op.source(), m, def, knobs);
+      UserError.check(s != null, "%s returned null instead of a Schedule", where);
+      return s;
+    }
+    Schedule s = Schedule.create(def.outputs());
+    SpecReader.call(op.source(), m, s, def, knobs);
+    return s;
+  }
+
+  /** The best tuning record of an operator variant, or why there is none. */
+  private record Tuned(TuningRecord record, String reason) {}
+
+  private Tuned tuned(OperatorSpec op, OperatorDef def, Target target) {
+    return tuned(op, def, target, null);
+  }
+
+  /**
+   * As above; for C, only the records measured at ISA level {@code isa} (null: the records that
+   * name no level, which serve every level).
+   */
+  private Tuned tuned(OperatorSpec op, OperatorDef def, Target target, String isa) {
+    List<List<Long>> shape = TuningTask.shapeOf(def);
+    if (shape == null) {
+      return new Tuned(null, "its shape has symbolic dims (tuning needs a specialization)");
+    }
+    List<TuningRecord> records =
+        target != Target.C
+            ? request.tuning()
+            : request.tuning().stream()
+                .filter(r -> java.util.Objects.equals(r.versions().get("isa"), isa))
+                .toList();
+    TuningLog.Lookup l =
+        TuningLog.best(
+            records,
+            lib.name() + "/" + op.name(),
+            target.name(),
+            shape,
+            request.tuningDevices().get(target));
+    return new Tuned(l.best().orElse(null), l.reason());
+  }
+}
