@@ -47,8 +47,8 @@ if [[ $cmd == prepare ]]; then
   rm -rf .device/jre
   rm -rf .device/lib && mkdir -p .device/lib
   repo=${HOME}/.m2/repository
-  for m in annotations compiler-core runtime; do
-    cp $m/target/kernelgen-$m-*.jar .device/lib/
+  for m in annotations compiler-core runtime measure; do
+    cp $m/target/kernelgen-$m-*-SNAPSHOT.jar .device/lib/
   done
   cp bench/cpu-bench/target/kernelgen-cpu-bench-*.jar bench/gpu-bench/target/kernelgen-gpu-bench-*.jar .device/lib/
   cp $repo/org/jcuda/jcuda/12.6.0/jcuda-12.6.0.jar $repo/org/jocl/jocl/2.0.5/jocl-2.0.5.jar .device/lib/
@@ -66,25 +66,22 @@ if [[ $cmd == prepare ]]; then
   # The device tests (bench/gpu.sh tests): the test classes of runtime, measure, maven-plugin
   # (launchers on CUDA: lifecycle, graph capture, soak, 200 candidates) and gpu-bench, and JUnit.
   rm -rf .device/test && mkdir -p .device/test/lib
+  # Every module's test class path, appended into one file (one line each).
   ./mvnw -q -Pbench -pl bench/gpu-bench,maven-plugin -am test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/.device/test/classpath.txt" >/dev/null
-  ./mvnw -q -pl maven-plugin -am dependency:build-classpath -Dmdep.includeScope=test \
-    -Dmdep.outputFile="$PWD/.device/test/classpath-plugin.txt" >/dev/null
+    -Dmdep.includeScope=test -Dmdep.appendOutput=true \
+    -Dmdep.outputFile="$PWD/.device/test/classpath.txt" >/dev/null
   cp -r runtime/target/test-classes .device/test/runtime
   cp -r bench/gpu-bench/target/test-classes .device/test/gpu-bench
   cp -r maven-plugin/target/test-classes .device/test/maven-plugin
   cp -r maven-plugin/target/classes .device/test/maven-plugin-main
-  if [[ -d measure/target/test-classes ]]; then
-    cp -r measure/target/test-classes .device/test/measure
-    cp measure/target/kernelgen-measure-*.jar .device/lib/ 2>/dev/null ||
-      cp -r measure/target/classes .device/test/measure-main
-  fi
-  cat .device/test/classpath.txt .device/test/classpath-plugin.txt | tr ':' '\n' |
+  cp -r measure/target/test-classes .device/test/measure
+  cp compiler-core/target/kernelgen-compiler-core-*-tests.jar .device/test/lib/
+  tr ':' '\n' <.device/test/classpath.txt |
     grep -E '/(junit-|opentest4j|apiguardian|assertj)' | sort -u | xargs -I{} cp {} .device/test/lib/
   # What compiler-core and the plugin's launcher code need at run time (the JSON codec, JavaPoet).
-  cat .device/test/classpath.txt .device/test/classpath-plugin.txt | tr ':' '\n' |
+  tr ':' '\n' <.device/test/classpath.txt |
     grep -E '/(jackson-|javapoet)' | sort -u | xargs -I{} cp {} .device/lib/
-  rm .device/test/classpath*.txt
+  rm .device/test/classpath.txt
   # Maven, the plugin and what it needs, offline (bench/gpu.sh tune): the project's modules
   # installed into a scratch repository, then the tune goal resolved once (PoCL here) into a
   # repository of only what it uses.
@@ -142,7 +139,7 @@ if [[ $cmd == tests ]]; then
   classes=$(cd .device/test && find $dirs -name '*Test.class' | grep -v -E 'PackagesTest|ApiTest|CyclesTest' |
     sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
   cp_tests=".device/lib/*:.device/test/lib/*:.device/test/maven-plugin-main"
-  for d in $dirs measure-main; do [[ -d .device/test/$d ]] && cp_tests+=":.device/test/$d"; done
+  for d in $dirs; do cp_tests+=":.device/test/$d"; done
   java_cp "$cp_tests" dev.kernelgen.bench.gpu.DeviceTestRunner $classes 2>&1 | tee "$out/device-tests.txt" | grep -v "^OK " || true
   exit 0
 fi
