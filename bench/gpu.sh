@@ -66,20 +66,21 @@ if [[ $cmd == prepare ]]; then
   # The device tests (bench/gpu.sh tests): the test classes of runtime, measure, maven-plugin
   # (launchers on CUDA: lifecycle, graph capture, soak, 200 candidates) and gpu-bench, and JUnit.
   rm -rf .device/test && mkdir -p .device/test/lib
-  # Every module's test class path, appended into one file (one line each).
+  # Each module's test class path in its own target/ (a relative path is the module's).
   ./mvnw -q -Pbench -pl bench/gpu-bench,maven-plugin -am test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.appendOutput=true \
-    -Dmdep.outputFile="$PWD/.device/test/classpath.txt" >/dev/null
+    -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt >/dev/null
+  cat bench/gpu-bench/target/test-classpath.txt maven-plugin/target/test-classpath.txt \
+    measure/target/test-classpath.txt | tr ':' '\n' >.device/test/classpath.txt
   cp -r runtime/target/test-classes .device/test/runtime
   cp -r bench/gpu-bench/target/test-classes .device/test/gpu-bench
   cp -r maven-plugin/target/test-classes .device/test/maven-plugin
   cp -r maven-plugin/target/classes .device/test/maven-plugin-main
   cp -r measure/target/test-classes .device/test/measure
   cp compiler-core/target/kernelgen-compiler-core-*-tests.jar .device/test/lib/
-  tr ':' '\n' <.device/test/classpath.txt |
+  cat .device/test/classpath.txt |
     grep -E '/(junit-|opentest4j|apiguardian|assertj)' | sort -u | xargs -I{} cp {} .device/test/lib/
   # What compiler-core and the plugin's launcher code need at run time (the JSON codec, JavaPoet).
-  tr ':' '\n' <.device/test/classpath.txt |
+  cat .device/test/classpath.txt |
     grep -E '/(jackson-|javapoet)' | sort -u | xargs -I{} cp {} .device/lib/
   rm .device/test/classpath.txt
   # Maven, the plugin and what it needs, offline (bench/gpu.sh tune): the project's modules
