@@ -78,7 +78,7 @@ if [[ $cmd == prepare ]]; then
   cp -r measure/target/test-classes .device/test/measure
   cp compiler-core/target/kernelgen-compiler-core-*-tests.jar .device/test/lib/
   cat .device/test/classpath.txt |
-    grep -E '/(junit-|opentest4j|apiguardian|assertj)' | sort -u | xargs -I{} cp {} .device/test/lib/
+    grep -E '/(junit-|opentest4j|apiguardian|assertj|byte-buddy)' | sort -u | xargs -I{} cp {} .device/test/lib/
   # What compiler-core and the plugin's launcher code need at run time (the JSON codec, JavaPoet).
   cat .device/test/classpath.txt |
     grep -E '/(jackson-|javapoet)' | sort -u | xargs -I{} cp {} .device/lib/
@@ -136,9 +136,9 @@ if [[ $cmd == tests ]]; then
   out=${2:?usage: bench/gpu.sh tests OUT_DIR}
   mkdir -p "$out"
   dirs=$(cd .device/test && ls -d runtime gpu-bench maven-plugin measure 2>/dev/null)
-  # Architecture tests need ArchUnit, which does not travel; they run here, not there.
+  # Architecture tests (ArchUnit, which does not travel) and source scans run here, not there.
   # KG_TESTS_EXCLUDE: a regex of test classes to leave out (e.g. CPU-only ones that are slow).
-  classes=$(cd .device/test && find $dirs -name '*Test.class' | grep -v -E 'PackagesTest|ApiTest|CyclesTest' |
+  classes=$(cd .device/test && find $dirs -name '*Test.class' | grep -v -E 'PackagesTest|ApiTest|CyclesTest|NoOtherMeasurementPathTest' |
     grep -v -E "${KG_TESTS_EXCLUDE:-^$}" |
     sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
   cp_tests=".device/lib/*:.device/test/lib/*:.device/test/maven-plugin-main"

@@ -42,17 +42,22 @@ class LauncherSafetyTest {
             TestSpecs.MathSpec.class,
             "MathKernels",
             tmp.resolve("math"),
-            Target.C,
-            Target.JAVA,
-            Target.OPENCL);
+            targets());
     two =
         CompiledLauncher.build(
             TestSpecs.TwoKernelsSpec.class,
             "TwoKernels",
             tmp.resolve("two"),
-            Target.C,
-            Target.JAVA,
-            Target.OPENCL);
+            targets());
+  }
+
+  /** C, Java, OpenCL, and CUDA where nvcc is found: every device {@link #devices()} lists. */
+  static Target[] targets() {
+    List<Target> ts = new ArrayList<>(List.of(Target.C, Target.JAVA, Target.OPENCL));
+    if (dev.kernelgen.codegen.NativeToolchain.fromEnvironment().findNvcc().isPresent()) {
+      ts.add(Target.CUDA);
+    }
+    return ts.toArray(Target[]::new);
   }
 
   static List<Device> devices() {
