@@ -39,7 +39,8 @@ final class GpuTiling {
       int pt = d == n - 1 ? 16 : (d == n - 2 ? 16 : 1);
       int pr = d >= n - 2 ? 4 : 1;
       boolean last2 = d >= n - 2;
-      th[d] = state.knob(red, "threads" + d, TileChoices.of(e, last2 ? 32 : 4, pt));
+      int cap = n == 1 ? 256 : d == n - 1 ? 64 : last2 ? 32 : 4;
+      th[d] = state.knob(red, "threads" + d, TileChoices.of(e, cap, n == 1 ? 128 : pt));
       reg[d] = state.knob(red, "reg" + d, TileChoices.of(e, last2 ? 8 : 2, pr));
       threads *= th[d];
       regTile *= reg[d];
