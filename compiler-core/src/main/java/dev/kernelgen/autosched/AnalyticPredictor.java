@@ -1,14 +1,25 @@
 package dev.kernelgen.autosched;
 
 import dev.kernelgen.annotations.Target;
+import java.util.Map;
 
 /**
  * A hand-written cost model over the notes of the sketch rules, good enough to rank tile sizes
- * without measuring: on the CPU, register tiles that fill but do not spill the 32 vector registers
- * of AVX-512 (a multiply-add per load or better), enough parallel tasks for the cores, little
- * padding waste in ragged tiles; on a GPU, 128 to 512 threads per block, at least two blocks per
- * SM, a register tile of 4 to 32 per thread and shared staging of reused inputs. It assumes fixed
- * machines (8 cores; 132 SMs), so that the pick does not depend on the build host.
+ * without measuring. The cost is the sum over stages of the stage's work (multiply-adds) times its
+ * estimated time per unit of work:
+ *
+ * <ul>
+ *   <li>CPU, register tile: fill but do not spill the 32 vector registers of AVX-512 (at most 256
+ *       accumulators), a multiply-add per load or better (intensity), no gather along the
+ *       vectorized axis, little padding in ragged tiles, enough parallel tasks for the cores.
+ *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
+ *       contiguous, idle lanes where it is short.
+ *   <li>GPU: 128 to 512 threads per block, at least two blocks per SM, a register tile of 4 to 32
+ *       per thread, shared staging of reused inputs, reduction steps of at least 8.
+ * </ul>
+ *
+ * <p>It assumes fixed machines (8 cores; 132 SMs), so that the pick does not depend on the build
+ * host.
  */
 public final class AnalyticPredictor implements Predictor {
   static final int CORES = 8;
@@ -16,51 +27,70 @@ public final class AnalyticPredictor implements Predictor {
 
   @Override
   public double cost(Candidate c) {
-    return c.target() == Target.CUDA || c.target() == Target.OPENCL ? gpu(c) : cpu(c);
-  }
-
-  private static double cpu(Candidate c) {
-    double cost = 1;
-    double intensity = c.note("cpu.intensity", -1);
-    if (intensity >= 0) {
-      cost /= Math.min(intensity, 4) / 4;
-      double reg = c.note("cpu.reg_tile", 1);
-      // 32 vector registers of 16 floats, some kept for the loads.
-      if (reg > 384) {
-        cost *= (reg / 384) * (reg / 384);
-      }
-      double inner = c.note("cpu.inner_tile", 1);
-      cost /= Math.min(inner, 16) / 16;
-      cost *= c.note("cpu.waste", 1);
-      cost /= Math.min(1, c.note("cpu.tasks", 1) / (2.0 * CORES));
+    boolean gpu = c.target() == Target.CUDA || c.target() == Target.OPENCL;
+    double total = 0;
+    for (Map<String, Double> n : c.stageNotes().values()) {
+      double work = n.getOrDefault("work", 1.0);
+      total += work * (gpu ? gpu(n) : cpu(n));
     }
-    return cost;
+    return total;
   }
 
-  private static double gpu(Candidate c) {
+  private static double get(Map<String, Double> n, String key, double orElse) {
+    return n.getOrDefault(key, orElse);
+  }
+
+  private static double cpu(Map<String, Double> n) {
     double cost = 1;
-    double threads = c.note("gpu.threads", c.note("threads", 256));
+    double parallel = Math.min(1, get(n, "cpu.tasks", 2.0 * CORES) / (2.0 * CORES));
+    if (get(n, "cpu.dot", 0) > 0) {
+      cost = 4;
+      if (get(n, "cpu.dot_strided", 0) > 0) {
+        cost *= 16;
+      }
+      cost *= Math.max(1, 16 / get(n, "cpu.dot_length", 1024));
+      return cost * get(n, "cpu.waste", 1) / parallel;
+    }
+    double intensity = get(n, "cpu.intensity", -1);
+    if (intensity < 0) {
+      return cost;
+    }
+    cost /= Math.min(intensity, 4) / 4;
+    double reg = get(n, "cpu.reg_tile", 1);
+    if (reg > 256) {
+      cost *= (reg / 256) * (reg / 256);
+    }
+    cost /= Math.min(get(n, "cpu.inner_tile", 1), 16) / 16;
+    if (get(n, "cpu.gather", 0) > 0) {
+      cost *= 16;
+    }
+    return cost * get(n, "cpu.waste", 1) / parallel;
+  }
+
+  private static double gpu(Map<String, Double> n) {
+    double cost = 1;
+    double threads = get(n, "gpu.threads", get(n, "threads", 256));
     if (threads < 128) {
       cost *= 128 / threads;
     } else if (threads > 512) {
       cost *= threads / 512;
     }
-    if (c.notes().containsKey("gpu.blocks")) {
-      double blocks = c.note("gpu.blocks", 1);
-      cost /= Math.min(1, blocks / (2.0 * SMS));
-      double reg = c.note("gpu.reg_tile", 1);
-      if (reg < 4) {
-        cost *= 4 / reg;
-      } else if (reg > 32) {
-        cost *= reg / 32;
-      }
-      if (c.note("gpu.reused", 0) > 0 && c.note("gpu.shared", 0) == 0) {
-        cost *= 2;
-      }
-      double tk = c.note("gpu.tile_k", 8);
-      if (tk < 8) {
-        cost *= 8 / tk;
-      }
+    if (!n.containsKey("gpu.blocks")) {
+      return cost;
+    }
+    cost /= Math.min(1, get(n, "gpu.blocks", 1) / (2.0 * SMS));
+    double reg = get(n, "gpu.reg_tile", 1);
+    if (reg < 4) {
+      cost *= 4 / reg;
+    } else if (reg > 32) {
+      cost *= reg / 32;
+    }
+    if (get(n, "gpu.reused", 0) > 0 && get(n, "gpu.shared", 0) == 0) {
+      cost *= 2;
+    }
+    double tk = get(n, "gpu.tile_k", 8);
+    if (tk < 8) {
+      cost *= 8 / tk;
     }
     return cost;
   }

@@ -42,7 +42,10 @@ public final class AutoScheduler {
   static final long SEED = 0x5eedL;
 
   /** How many configurations the untuned pick draws beside the defaults. */
-  static final int DRAWS = 256;
+  static final int DRAWS = 128;
+
+  /** The most rounds of coordinate descent after the draws. */
+  static final int CLIMB_ROUNDS = 8;
 
   /** The generated schedule of {@code outputs} for {@code target}, with the default rules. */
   public static Schedule generate(Target target, List<Tensor> outputs, Knobs knobs) {
@@ -87,8 +90,9 @@ public final class AutoScheduler {
 
   /**
    * The configuration chosen without measurement: the defaults and {@value #DRAWS} configurations
-   * drawn with a fixed seed from the rules' sketch, ranked by {@code predictor}; the best that
-   * lowers is the pick (ties: the earlier drawn), else the naive floor.
+   * drawn with a fixed seed from the rules' sketch, ranked by {@code predictor}, the best of them
+   * improved one knob at a time while the predicted cost drops; the pick is the first of that one
+   * and the best drawn that lowers (ties: the earlier drawn), else the naive floor.
    */
   public static Configuration untunedConfig(
       Target target, List<Tensor> outputs, List<SketchRule> rules, Predictor predictor) {
@@ -105,22 +109,65 @@ public final class AutoScheduler {
     record Scored(Configuration config, double cost, int order) {}
     List<Scored> scored = new ArrayList<>();
     for (int k = 0; k < drawn.size(); k++) {
-      Configuration c = drawn.get(k);
-      try {
-        Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
-        double cost = predictor.cost(new Candidate(target, outputs, c, b.schedule(), b.notes()));
-        scored.add(new Scored(c, cost, k));
-      } catch (UserError e) {
-        // An illegal point (too many threads per block): not a candidate.
+      double cost = score(target, outputs, drawn.get(k), rules, predictor);
+      if (!Double.isNaN(cost)) {
+        scored.add(new Scored(drawn.get(k), cost, k));
       }
     }
     scored.sort(Comparator.comparingDouble(Scored::cost).thenComparingInt(Scored::order));
+    List<Configuration> candidates = new ArrayList<>();
+    if (!scored.isEmpty()) {
+      // Coordinate descent from the best drawn: one knob at a time, while the cost drops.
+      Configuration best = scored.get(0).config();
+      double bestCost = scored.get(0).cost();
+      for (int round = 0; round < CLIMB_ROUNDS; round++) {
+        boolean improved = false;
+        for (var knob : space.knobs().entrySet()) {
+          if (knob.getKey().equals(SKETCH)) {
+            continue;
+          }
+          for (int v : knob.getValue()) {
+            Map<String, Integer> m = new TreeMap<>(best.values());
+            m.put(knob.getKey(), v);
+            Configuration c = Configuration.of(m);
+            double cost = score(target, outputs, c, rules, predictor);
+            if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9)) {
+              best = c;
+              bestCost = cost;
+              improved = true;
+            }
+          }
+        }
+        if (!improved) {
+          break;
+        }
+      }
+      candidates.add(best);
+    }
     for (Scored s : scored.subList(0, Math.min(4, scored.size()))) {
-      if (lowers(target, outputs, s.config(), rules)) {
-        return s.config();
+      candidates.add(s.config());
+    }
+    for (Configuration c : candidates) {
+      if (lowers(target, outputs, c, rules)) {
+        return c;
       }
     }
     return withSketch(space.defaults(), NAIVE);
+  }
+
+  /** The predicted cost of {@code c}; NaN where it is not a legal point. */
+  private static double score(
+      Target target,
+      List<Tensor> outputs,
+      Configuration c,
+      List<SketchRule> rules,
+      Predictor predictor) {
+    try {
+      Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
+      return predictor.cost(new Candidate(target, outputs, c, b.schedule(), b.notes()));
+    } catch (UserError e) {
+      return Double.NaN; // too many threads per block
+    }
   }
 
   private static Map<String, java.util.List<Integer>> spaceOf(

@@ -23,8 +23,14 @@ public record Candidate(
     notes = Map.copyOf(notes);
   }
 
-  /** The note {@code key}, or {@code orElse}. */
-  public double note(String key, double orElse) {
-    return notes.getOrDefault(key, orElse);
+  /** The notes per stage ({@code <stage>/<key>} split), stages in name order. */
+  public Map<String, Map<String, Double>> stageNotes() {
+    Map<String, Map<String, Double>> out = new java.util.TreeMap<>();
+    for (var e : notes.entrySet()) {
+      int at = e.getKey().lastIndexOf('/');
+      out.computeIfAbsent(e.getKey().substring(0, at), k -> new java.util.TreeMap<>())
+          .put(e.getKey().substring(at + 1), e.getValue());
+    }
+    return out;
   }
 }

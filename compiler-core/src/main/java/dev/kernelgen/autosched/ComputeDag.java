@@ -98,7 +98,10 @@ final class ComputeDag {
     return false;
   }
 
-  /** Whether every read of {@code t} by {@code consumer} is at exactly its data axes, in order. */
+  /**
+   * Whether every read of {@code t} by {@code consumer} is at exactly its data axes, in order (a
+   * constant 0 counts for an axis of extent 1, as broadcasting reads it).
+   */
   static boolean readsElementwise(Schedule s, Stage consumer, Tensor t) {
     List<List<Expr>> rs = reads(s, consumer, t);
     if (rs.isEmpty() || t.ndim() != consumer.axis().size()) {
@@ -106,7 +109,10 @@ final class ComputeDag {
     }
     for (List<Expr> idx : rs) {
       for (int d = 0; d < idx.size(); d++) {
-        if (!(idx.get(d) instanceof Var v) || v != consumer.axis(d).var()) {
+        IterVar a = consumer.axis(d);
+        boolean same = idx.get(d) instanceof Var v && v == a.var();
+        boolean unit = idx.get(d) instanceof IntImm c && c.value() == 0 && isOne(a);
+        if (!same && !unit) {
           return false;
         }
       }
@@ -142,6 +148,52 @@ final class ComputeDag {
       }
     }
     return used;
+  }
+
+  /**
+   * Whether {@code consumer} (inlined stages expanded) reads some tensor with {@code v} in an index
+   * other than the last: consecutive values of {@code v} then read memory far apart (a gather when
+   * that loop is vectorized).
+   */
+  static boolean stridedAlong(Schedule s, Stage consumer, Var v) {
+    boolean[] found = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r) {
+          for (int d = 0; d < r.indices().size() - 1; d++) {
+            found[0] |= FreeVars.uses(r.indices().get(d), v);
+          }
+        }
+        super.visit(e);
+      }
+    }.visit(expand(s, consumer.body()));
+    return found[0];
+  }
+
+  /**
+   * For each tensor {@code consumer} reads (inlined stages expanded), the positions of its data
+   * axes that the read's indices depend on: what a tile of the consumer loads of that tensor.
+   */
+  static List<Set<Integer>> axesOfReads(Schedule s, Stage consumer) {
+    Map<Tensor, Set<Integer>> out = new java.util.LinkedHashMap<>();
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r) {
+          Set<Integer> used = out.computeIfAbsent(r.tensor(), t -> new java.util.TreeSet<>());
+          for (Expr i : r.indices()) {
+            for (int d = 0; d < consumer.axis().size(); d++) {
+              if (FreeVars.uses(i, consumer.axis(d).var())) {
+                used.add(d);
+              }
+            }
+          }
+        }
+        super.visit(e);
+      }
+    }.visit(expand(s, consumer.body()));
+    return new ArrayList<>(out.values());
   }
 
   /** Whether {@code e} calls an intrinsic (exp, sqrt, ...): too costly to recompute per reuse. */

@@ -34,7 +34,7 @@ final class ElementwiseRoot implements SketchRule {
       Stage.Split sp = st.split(fused, threads);
       st.bind(sp.outer(), ThreadTag.BLOCK_X);
       st.bind(sp.inner(), ThreadTag.THREAD_X);
-      state.note("threads", threads);
+      state.note(st, "threads", threads);
     } else {
       IterVar outer = axes.size() >= 3 ? st.fuse(axes.get(0), axes.get(1)) : axes.get(0);
       st.parallel(outer);

@@ -103,12 +103,12 @@ final class GpuTiling {
       f.bind(sp.inner(), ThreadTag.THREAD_X);
       state.done(f);
     }
-    state.note("gpu.threads", threads);
-    state.note("gpu.reg_tile", regTile);
-    state.note("gpu.blocks", blocks);
-    state.note("gpu.shared", shared);
-    state.note("gpu.reused", reused.size());
-    state.note("gpu.tile_k", tileK);
+    state.note(red, "gpu.threads", threads);
+    state.note(red, "gpu.reg_tile", regTile);
+    state.note(red, "gpu.blocks", blocks);
+    state.note(red, "gpu.shared", shared);
+    state.note(red, "gpu.reused", reused.size());
+    state.note(red, "gpu.tile_k", tileK);
   }
 
   private static IterVar fuseAll(Stage st, List<IterVar> loops) {

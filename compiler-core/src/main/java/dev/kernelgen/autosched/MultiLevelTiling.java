@@ -20,6 +20,9 @@ import java.util.Set;
  * structure per target is {@link CpuTiling}'s and {@link GpuTiling}'s.
  */
 final class MultiLevelTiling implements SketchRule {
+  /** The extent a symbolic dim is assumed to have when weighing stages against each other. */
+  static final double SYMBOLIC_EXTENT = 256;
+
   @Override
   public String name() {
     return "multi_level_tiling";
@@ -40,6 +43,14 @@ final class MultiLevelTiling implements SketchRule {
         reused.add(t);
       }
     }
+    double work = 1;
+    for (var iv : red.axis()) {
+      work *= ComputeDag.extent(iv) > 0 ? ComputeDag.extent(iv) : SYMBOLIC_EXTENT;
+    }
+    for (var iv : red.reduceAxis()) {
+      work *= ComputeDag.extent(iv) > 0 ? ComputeDag.extent(iv) : SYMBOLIC_EXTENT;
+    }
+    state.note(red, "work", work);
     Stage tiled;
     Stage local;
     if (consumer != null) {

@@ -74,7 +74,7 @@ final class RowReduction implements SketchRule {
       anchor.bind(sp.outer(), ThreadTag.BLOCK_X);
       anchor.bind(sp.inner(), ThreadTag.THREAD_X);
       at = sp.inner();
-      state.note("threads", perBlock);
+      state.note(anchor, "threads", perBlock);
     } else {
       IterVar par =
           rowAxes.size() >= 2 ? anchor.fuse(rowAxes.get(0), rowAxes.get(1)) : rowAxes.get(0);
@@ -92,7 +92,7 @@ final class RowReduction implements SketchRule {
       }
       state.done(r);
     }
-    state.note("row_groups", 1);
+    state.note(anchor, "row_groups", 1);
     state.done(anchor);
   }
 

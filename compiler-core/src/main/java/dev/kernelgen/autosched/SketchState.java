@@ -88,12 +88,15 @@ public final class SketchState {
     return r;
   }
 
-  /** Leaves a number for the predictor; values of the same key add up (over stages). */
-  public void note(String key, double value) {
-    notes.merge(key, value, Double::sum);
+  /**
+   * Leaves a number about stage {@code st} for the predictor, under {@code <stage>/<key>}; the
+   * values of one key add up.
+   */
+  public void note(Stage st, String key, double value) {
+    notes.merge(st.name() + "/" + key, value, Double::sum);
   }
 
-  /** The notes left so far. */
+  /** The notes left so far, keyed {@code <stage>/<key>}. */
   public Map<String, Double> notes() {
     return Map.copyOf(notes);
   }

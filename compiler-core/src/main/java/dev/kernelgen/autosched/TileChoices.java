@@ -11,16 +11,22 @@ import java.util.TreeSet;
 final class TileChoices {
   private TileChoices() {}
 
-  /**
-   * @param extent the constant extent, or -1 when it is symbolic
-   */
+  /** Tile sizes for a loop of {@code extent} (-1 when it is symbolic). */
   static int[] of(long extent, int cap, int preferred) {
+    return of(extent, cap, preferred, false);
+  }
+
+  /**
+   * As {@link #of(long, int, int)}; a {@code vector} tile (the vectorized innermost loop) takes
+   * only powers of two, so that the register tile is whole vectors.
+   */
+  static int[] of(long extent, int cap, int preferred, boolean vector) {
     TreeSet<Integer> c = new TreeSet<>();
     long max = extent > 0 ? Math.min(extent, cap) : cap;
     for (int p = 1; p <= max; p *= 2) {
       c.add(p);
     }
-    if (extent > 0) {
+    if (extent > 0 && !vector) {
       for (int d = 1; d <= max; d++) {
         if (extent % d == 0) {
           c.add(d);
