@@ -10,9 +10,10 @@ import java.util.List;
 
 /**
  * The floor: the naive loop nest of the compute definition itself, a sketch of the space of its own
- * so that no pick need be slower. On the CPU (C, Java) the unscheduled loops, serially; on a GPU
- * every injective stage that is not an output inlined and one thread per element of each stage left
- * (blocks of {@value #THREADS}), a reduction accumulated in a local register.
+ * so that no pick need be slower. On the CPU (C, Java) the unscheduled loops, serially. On a GPU
+ * one thread per output element (blocks of {@value #THREADS}): injective stages inlined, the
+ * output's reduction accumulated in a local register, and (one output) every other reduction
+ * computed by that thread into local memory, as the loop nest of one element would.
  */
 final class NaiveSchedule {
   private NaiveSchedule() {}
@@ -24,12 +25,15 @@ final class NaiveSchedule {
     if (target == Target.C || target == Target.JAVA) {
       return s;
     }
-    for (Stage st : List.copyOf(s.stages())) {
-      if (st.isPlaceholder()) {
-        continue;
-      }
-      if (!st.isOutput() && !st.hasReduction()) {
+    List<Stage> stages = List.copyOf(s.stages());
+    for (Stage st : stages) {
+      if (!st.isPlaceholder() && !st.isOutput() && !st.hasReduction()) {
         st.computeInline();
+      }
+    }
+    IterVar thread = null;
+    for (Stage st : stages) {
+      if (st.isPlaceholder() || !(st.isOutput() || (outputs.size() > 1 && st.hasReduction()))) {
         continue;
       }
       Stage local = st.hasReduction() ? s.stage(s.cacheWrite(st.tensor(), "local")) : null;
@@ -43,6 +47,16 @@ final class NaiveSchedule {
       st.bind(sp.inner(), ThreadTag.THREAD_X);
       if (local != null) {
         local.computeAt(st, sp.inner());
+      }
+      thread = sp.inner();
+    }
+    if (outputs.size() == 1) {
+      Stage out = s.stage(outputs.get(0));
+      for (Stage st : stages) {
+        if (!st.isPlaceholder() && !st.isOutput() && st.hasReduction()) {
+          st.setScope("local");
+          st.computeAt(out, thread);
+        }
       }
     }
     return s;
