@@ -78,9 +78,13 @@ public final class AutoScheduler {
    * record), which then take their values.
    */
   public static Schedule schedule(Target target, List<Tensor> outputs, Knobs knobs) {
-    Configuration pick =
-        untunedConfig(target, outputs, SketchRules.defaults(), new AnalyticPredictor());
-    return generate(target, outputs, knobs, SketchRules.defaults(), pick.values());
+    List<SketchRule> rules = SketchRules.defaults();
+    Map<String, Integer> preferred = Map.of();
+    // A full configuration (the tuner's candidates, a tuning record) needs no pick.
+    if (!knobs.configuredValues().keySet().containsAll(spaceOf(target, outputs, rules).keySet())) {
+      preferred = untunedConfig(target, outputs, rules, new AnalyticPredictor()).values();
+    }
+    return generate(target, outputs, knobs, rules, preferred);
   }
 
   /** The untuned pick's schedule of {@code outputs} for {@code target}. */

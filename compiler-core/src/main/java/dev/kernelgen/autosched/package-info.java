@@ -9,9 +9,11 @@
  * (softmax, layer norm) are computed once per row inside the loop nest of the stage that reads
  * them; other reductions get multi-level tiling with their elementwise consumer fused into the
  * tile's copy-out (CPU: parallel outer tiles, a register tile with the reduction around it,
- * vectorized; GPU: block, thread and register tiles, local accumulators, shared-memory staging of
- * reused inputs); what is left runs elementwise (parallel and vectorized, or a thread per element).
- * A second sketch is the naive floor ({@code NaiveSchedule}), so that the space always holds it.
+ * vectorized, or where the inputs are contiguous along the reduction rather than along an output
+ * axis, each output's reduction in vector lanes; GPU: block, thread and register tiles, local
+ * accumulators, shared-memory staging of reused inputs); what is left runs elementwise (parallel
+ * and vectorized, or a thread per element). A second sketch is the naive floor ({@code
+ * NaiveSchedule}), so that the space always holds it.
  *
  * <p><b>Annotation.</b> Tile sizes, thread counts, staging and the sketch are knobs ({@link
  * dev.kernelgen.spec.Knobs}): a generated schedule is a function (operator, target, knobs) to
