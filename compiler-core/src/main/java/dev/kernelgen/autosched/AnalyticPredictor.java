@@ -11,7 +11,8 @@ import java.util.Map;
  * <ul>
  *   <li>CPU, register tile: fill but do not spill the 32 vector registers of AVX-512 (at most 256
  *       accumulators), a multiply-add per load or better (intensity), no gather along the
- *       vectorized axis, little padding in ragged tiles, enough parallel tasks for the cores.
+ *       vectorized axis, tiles that divide constant extents (a ragged tile's loops have a varying
+ *       bound and are not unrolled into registers), enough parallel tasks for the cores.
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
  *       contiguous, idle lanes where it is short.
  *   <li>GPU: 128 to 512 threads per block, at least two blocks per SM, a register tile of 4 to 32
@@ -48,7 +49,9 @@ public final class AnalyticPredictor implements Predictor {
       if (get(n, "cpu.dot_strided", 0) > 0) {
         cost *= 16;
       }
-      cost *= Math.max(1, 16 / get(n, "cpu.dot_length", 1024));
+      // A short reduction leaves lanes idle and pays a horizontal sum for few multiply-adds.
+      double idle = Math.max(1, 16 / get(n, "cpu.dot_length", 1024));
+      cost *= idle * idle;
       return cost * get(n, "cpu.waste", 1) / parallel;
     }
     double intensity = get(n, "cpu.intensity", -1);
@@ -64,6 +67,7 @@ public final class AnalyticPredictor implements Predictor {
     if (get(n, "cpu.gather", 0) > 0) {
       cost *= 16;
     }
+    cost *= Math.pow(2, get(n, "cpu.ragged", 0));
     return cost * get(n, "cpu.waste", 1) / parallel;
   }
 

@@ -56,6 +56,7 @@ final class CpuTiling {
     long regTile = 1;
     double tasks = 1;
     double waste = 1;
+    int ragged = 0;
     for (int d = 0; d < n; d++) {
       long e = ComputeDag.extent(axes.get(d));
       boolean inner = d == n - 1;
@@ -72,6 +73,10 @@ final class CpuTiling {
       long ext = e > 0 ? e : 1024;
       long count = (ext + tiles[d] - 1) / tiles[d];
       waste *= (double) count * tiles[d] / ext;
+      if (e > 0 && e % tiles[d] != 0) {
+        // A ragged tile's loops get a bound that varies per tile: not unrolled into registers.
+        ragged += d == n - 1 ? 2 : 1;
+      }
       if (d < Math.min(2, n - 1) || n == 1) {
         tasks *= count;
       }
@@ -94,6 +99,7 @@ final class CpuTiling {
     }
     tiled.parallel(par);
     state.note(red, "cpu.tasks", tasks);
+    state.note(red, "cpu.ragged", ragged);
     state.note(red, "cpu.waste", waste);
     if (layout == DOT) {
       local.computeAt(tiled, inner.get(n - 1));
