@@ -15,8 +15,9 @@ import java.util.Map;
  *       bound and are not unrolled into registers), enough parallel tasks for the cores.
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
  *       contiguous, idle lanes where it is short.
- *   <li>GPU: 128 to 512 threads per block, at least two blocks per SM, a register tile of 4 to 32
- *       per thread, shared staging of reused inputs, reduction steps of at least 8.
+ *   <li>GPU, a thread per row: as many blocks as rows allow, up to two per SM.
+ *   <li>GPU, tiles: 128 to 512 threads per block, at least two blocks per SM, a register tile of 4
+ *       to 32 per thread, shared staging of reused inputs, reduction steps of at least 8.
  * </ul>
  *
  * <p>It assumes fixed machines (8 cores; 132 SMs), so that the pick does not depend on the build
@@ -73,6 +74,11 @@ public final class AnalyticPredictor implements Predictor {
 
   private static double gpu(Map<String, Double> n) {
     double cost = 1;
+    if (n.containsKey("gpu.row_blocks")) {
+      // A thread per row: the rows spread over as many SMs as they can; warps stay whole.
+      cost /= Math.min(1, get(n, "gpu.row_blocks", 1) / (2.0 * SMS));
+      return cost * Math.max(1, 32 / get(n, "gpu.rows_per_block", 32));
+    }
     double threads = get(n, "gpu.threads", get(n, "threads", 256));
     if (threads < 128) {
       cost *= 128 / threads;

@@ -74,7 +74,13 @@ final class RowReduction implements SketchRule {
       anchor.bind(sp.outer(), ThreadTag.BLOCK_X);
       anchor.bind(sp.inner(), ThreadTag.THREAD_X);
       at = sp.inner();
-      state.note(anchor, "threads", perBlock);
+      double rowCount = 1;
+      for (IterVar a : rowAxes) {
+        rowCount *=
+            ComputeDag.extent(a) > 0 ? ComputeDag.extent(a) : MultiLevelTiling.SYMBOLIC_EXTENT;
+      }
+      state.note(anchor, "gpu.row_blocks", Math.ceil(rowCount / perBlock));
+      state.note(anchor, "gpu.rows_per_block", perBlock);
     } else {
       IterVar par =
           rowAxes.size() >= 2 ? anchor.fuse(rowAxes.get(0), rowAxes.get(1)) : rowAxes.get(0);
