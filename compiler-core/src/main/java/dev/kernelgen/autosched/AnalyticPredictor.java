@@ -16,8 +16,9 @@ import java.util.Map;
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
  *       contiguous, idle lanes where it is short.
  *   <li>GPU, a thread per row: as many blocks as rows allow, up to two per SM.
- *   <li>GPU, tiles: 128 to 512 threads per block, at least two blocks per SM, a register tile of 4
- *       to 32 per thread, shared staging of reused inputs, reduction steps of at least 8.
+ *   <li>GPU, tiles: 128 to 512 threads per block, at least two blocks and 256 threads per SM, tiles
+ *       that divide constant extents, a register tile of 4 to 32 per thread, shared staging of
+ *       reused inputs, reduction steps of at least 8.
  * </ul>
  *
  * <p>It assumes fixed machines (8 cores; 132 SMs), so that the pick does not depend on the build
@@ -89,15 +90,20 @@ public final class AnalyticPredictor implements Predictor {
       return cost;
     }
     cost /= Math.min(1, get(n, "gpu.blocks", 1) / (2.0 * SMS));
+    // Enough threads in all to hide memory latency: at least 256 per SM.
+    cost /= Math.min(1, get(n, "gpu.total_threads", 1) / (256.0 * SMS));
+    // Each thread's register tile: reuse grows with it up to about 16 accumulators per thread,
+    // registers run out beyond 64.
     double reg = get(n, "gpu.reg_tile", 1);
-    if (reg < 4) {
-      cost *= 4 / reg;
-    } else if (reg > 32) {
-      cost *= reg / 32;
+    if (reg < 16) {
+      cost *= Math.pow(16 / reg, 0.1);
+    } else if (reg > 64) {
+      cost *= reg / 64;
     }
     if (get(n, "gpu.reused", 0) > 0 && get(n, "gpu.shared", 0) == 0) {
       cost *= 2;
     }
+    cost *= Math.pow(2, get(n, "gpu.ragged", 0));
     double tk = get(n, "gpu.tile_k", 8);
     if (tk < 8) {
       cost *= 8 / tk;

@@ -34,6 +34,7 @@ final class GpuTiling {
     long threads = 1;
     long regTile = 1;
     double blocks = 1;
+    int ragged = 0;
     for (int d = 0; d < n; d++) {
       long e = ComputeDag.extent(axes.get(d));
       int pt = d == n - 1 ? 16 : (d == n - 2 ? 16 : 1);
@@ -46,6 +47,9 @@ final class GpuTiling {
       regTile *= reg[d];
       long ext = e > 0 ? e : 1024;
       blocks *= Math.ceil((double) ext / ((long) th[d] * reg[d]));
+      if (e > 0 && e % ((long) th[d] * reg[d]) != 0) {
+        ragged++; // every register of the tile is guarded
+      }
     }
     List<IterVar> rs = local.reduceAxis();
     boolean stageable = !reused.isEmpty();
@@ -97,6 +101,7 @@ final class GpuTiling {
       local.unroll(a);
     }
     for (Stage f : fetches) {
+      storeReductionMajor(s, f, local);
       f.computeAt(local, k.outer());
       IterVar all = fuseAll(f, f.axis());
       Stage.Split sp = f.split(all, threads);
@@ -106,9 +111,41 @@ final class GpuTiling {
     state.note(red, "gpu.threads", threads);
     state.note(red, "gpu.reg_tile", regTile);
     state.note(red, "gpu.blocks", blocks);
+    state.note(red, "gpu.total_threads", blocks * threads);
+    state.note(red, "gpu.ragged", ragged);
     state.note(red, "gpu.shared", shared);
     state.note(red, "gpu.reused", reused.size());
     state.note(red, "gpu.tile_k", tileK);
+  }
+
+  /**
+   * Lays out a shared tile with the dimensions that the reduction indexes outermost: the threads of
+   * a warp, which differ in their data axes, then read consecutive words at each reduction step
+   * (dense's {@code W[j, k]} tile stored {@code [k][j]}), not words a row apart in one bank.
+   */
+  private static void storeReductionMajor(Schedule s, Stage fetch, Stage local) {
+    java.util.Set<dev.kernelgen.te.Var> reduceVars = new java.util.HashSet<>();
+    for (IterVar r : local.reduceAxis()) {
+      reduceVars.add(r.var());
+    }
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
+    if (reads.isEmpty()) {
+      return;
+    }
+    List<IterVar> first = new ArrayList<>();
+    List<IterVar> rest = new ArrayList<>();
+    List<dev.kernelgen.te.Expr> idx = reads.get(0);
+    for (int d = 0; d < fetch.axis().size(); d++) {
+      boolean reduced = false;
+      for (dev.kernelgen.te.Var v : dev.kernelgen.te.FreeVars.of(idx.get(d))) {
+        reduced |= reduceVars.contains(v);
+      }
+      (reduced ? first : rest).add(fetch.axis(d));
+    }
+    first.addAll(rest);
+    if (!first.equals(fetch.axis())) {
+      fetch.reorderStorage(first.toArray(IterVar[]::new));
+    }
   }
 
   private static IterVar fuseAll(Stage st, List<IterVar> loops) {
