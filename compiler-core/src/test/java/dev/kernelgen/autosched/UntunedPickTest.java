@@ -48,7 +48,7 @@ class UntunedPickTest {
         double seconds = (System.nanoTime() - start) / 1e9;
         ConfigSpace space = AutoScheduler.space(t, w.outputs());
         assertThat(space.contains(pick)).as(w + " " + t + " " + pick + " in " + space).isTrue();
-        assertThat(seconds).as(w + " " + t).isLessThan(3.0);
+        assertThat(seconds).as(w + " " + t).isLessThan(5.0);
       }
     }
   }
