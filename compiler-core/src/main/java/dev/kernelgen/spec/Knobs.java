@@ -75,6 +75,11 @@ public final class Knobs {
     return value;
   }
 
+  /** The configured values, whether or not a knob asked for them yet, sorted by name. */
+  public Map<String, Integer> configuredValues() {
+    return configured;
+  }
+
   /** Every knob asked so far with its choices, in the order first asked. */
   public Map<String, List<Integer>> space() {
     return Collections.unmodifiableMap(new LinkedHashMap<>(space));

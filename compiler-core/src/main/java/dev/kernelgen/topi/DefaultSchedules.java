@@ -13,14 +13,14 @@ import java.util.List;
 /**
  * The schedules an operator gets for a target that its spec does not schedule.
  *
- * <p>An operator with one output gets {@link OpSchedules#defaultSchedule}: the library's schedules
- * for matmul and conv2d (recognized by their tags, with knobs), else the fusion rules of {@link
- * Fusion} (injective stages inlined; reductions read only by the output computed per thread or per
- * row inside the output's kernel).
+ * <p>A matmul or conv2d (recognized by its tag) gets the library's template of {@link
+ * OpSchedules#defaultSchedule} where it lowers; every other operator (and a template that cannot be
+ * built for its symbolic shape) gets the schedule generated from its compute DAG by {@link
+ * dev.kernelgen.autosched.AutoScheduler}: its rules' untuned pick, or the configured knobs of a
+ * tuning record.
  *
- * <p>Operators with several outputs get the plain schedules below: every injective stage that is
- * not an output is inlined into its consumers, and each remaining (root) stage gets one loop nest
- * of its own.
+ * <p>The plain schedules below (every injective stage that is not an output inlined, each remaining
+ * root stage one loop nest) were the default of operators with several outputs.
  *
  * <ul>
  *   <li>C: the outermost data axis of each root stage (batch and channel fused, when the stage has
@@ -35,16 +35,34 @@ import java.util.List;
 public final class DefaultSchedules {
   private DefaultSchedules() {}
 
-  /** The default schedule of {@code op} for {@code target}. */
+  /**
+   * The default schedule of {@code op} for {@code target}: the library's template where the
+   * operator is a matmul or conv2d (by tag) on C, CUDA or OpenCL and the template lowers at its
+   * default knobs (a symbolic reduction extent can keep it from sizing its local buffers), else the
+   * schedule generated from the compute DAG ({@link dev.kernelgen.autosched.AutoScheduler}) at its
+   * untuned pick or at the configured knobs.
+   */
   public static Schedule forTarget(Target target, OperatorDef op, Knobs knobs) {
-    if (op.outputs().size() == 1) {
+    if (op.outputs().size() == 1 && hasTemplate(target, op)) {
       return OpSchedules.defaultSchedule(target, op.output(), knobs);
     }
-    return switch (target) {
-      case C -> cpu(op);
-      case JAVA -> java(op);
-      case CUDA, OPENCL -> gpu(op, knobs);
-    };
+    return dev.kernelgen.autosched.AutoScheduler.schedule(target, op.outputs(), knobs);
+  }
+
+  /** Whether {@code op} has a library template for {@code target} that lowers. */
+  private static boolean hasTemplate(Target target, OperatorDef op) {
+    String tag = OpSchedules.anchorTag(op.output());
+    if (target == Target.JAVA
+        || !(tag.equals(OpSchedules.MATMUL) || tag.equals(OpSchedules.CONV2D_NCHW))) {
+      return false;
+    }
+    try {
+      Schedule probe = OpSchedules.defaultSchedule(target, op.output(), Knobs.defaults());
+      dev.kernelgen.lower.Lower.lower(probe, "probe", op.args(), target, null);
+      return true;
+    } catch (dev.kernelgen.diag.UserError e) {
+      return false;
+    }
   }
 
   /** C: inline injective stages, parallel outer loop, vectorized inner loop. */

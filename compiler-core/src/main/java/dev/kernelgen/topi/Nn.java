@@ -112,6 +112,70 @@ public final class Nn {
     return dev.kernelgen.te.TE.computeN("Relu", x.shape(), i -> x.at(i).max(zero));
   }
 
+  /**
+   * Layer normalisation over the last {@code dims} axes of {@code x}: {@code (x - mean) / sqrt(var
+   * + eps) * gamma + beta}, the mean and the (biased) variance taken over those axes, {@code gamma}
+   * and {@code beta} of the shape of those axes. Two row reductions (the sum, then the sum of
+   * squared deviations from the mean) and an elementwise output.
+   */
+  public static Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, int dims, double eps) {
+    Elementwise.requireFloat("layer_norm", x);
+    UserError.check(
+        dims >= 1 && dims <= x.ndim(),
+        "layer_norm: cannot normalise over the last %d axes of '%s' %s",
+        dims,
+        x.name(),
+        x.shape());
+    int lead = x.ndim() - dims;
+    for (Tensor p : new Tensor[] {gamma, beta}) {
+      UserError.check(
+          p.ndim() == dims,
+          "layer_norm: '%s' must have the shape of the last %d axes of '%s' %s, has %s",
+          p.name(),
+          dims,
+          x.name(),
+          x.shape().subList(lead, x.ndim()),
+          p.shape());
+    }
+    int[] axes = new int[dims];
+    Expr count = IntImm.of(1);
+    for (int d = 0; d < dims; d++) {
+      axes[d] = lead + d;
+      count = count.mul(x.shape().get(lead + d));
+    }
+    Expr n = dev.kernelgen.te.TE.cast(x.dtype(), dev.kernelgen.arith.Simplifier.simplify(count));
+    Tensor sum =
+        Reduction.reduce("LayerNormSum", dev.kernelgen.te.Reducer.sum(x.dtype()), x, false, axes);
+    java.util.List<IterVar> rv = new java.util.ArrayList<>();
+    for (int d = 0; d < dims; d++) {
+      rv.add(reduceAxis(x.shape().get(lead + d), "k" + d));
+    }
+    Tensor sq =
+        dev.kernelgen.te.TE.computeN(
+            "LayerNormSqDev",
+            sum.shape(),
+            i -> {
+              java.util.List<Expr> at = new java.util.ArrayList<>(i.subList(0, lead));
+              rv.forEach(r -> at.add(r.var()));
+              Expr dev = x.at(at).sub(sum.at(i).div(n));
+              return sum(dev.mul(dev), rv.toArray(IterVar[]::new));
+            });
+    Expr epsilon = new FloatImm(x.dtype(), eps);
+    return dev.kernelgen.te.TE.computeN(
+        "LayerNorm",
+        x.shape(),
+        i -> {
+          java.util.List<Expr> row = new java.util.ArrayList<>(i.subList(0, lead));
+          if (lead == 0) {
+            row.add(IntImm.of(0));
+          }
+          java.util.List<Expr> tail = new java.util.ArrayList<>(i.subList(lead, i.size()));
+          Expr mean = sum.at(row).div(n);
+          Expr inv = dev.kernelgen.te.TE.sqrt(sq.at(row).div(n).add(epsilon));
+          return x.at(i).sub(mean).div(inv).mul(gamma.at(tail)).add(beta.at(tail));
+        });
+  }
+
   private static long constant(Expr e, String what) {
     UserError.check(e instanceof IntImm, "%s must be a constant, got %s", what, e.show());
     return ((IntImm) e).value();

@@ -144,6 +144,14 @@ public final class Topi {
     return Nn.scaleShift(x, scale, shift);
   }
 
+  /**
+   * Layer normalisation over the last {@code dims} axes. See {@link Nn#layerNorm(Tensor, Tensor,
+   * Tensor, int, double)}.
+   */
+  public static Tensor layerNorm(Tensor x, Tensor gamma, Tensor beta, int dims, double eps) {
+    return Nn.layerNorm(x, gamma, beta, dims, eps);
+  }
+
   /** {@code max(x, 0)}, elementwise. See {@link Nn#relu(Tensor)}. */
   public static Tensor relu(Tensor x) {
     return Nn.relu(x);

@@ -130,9 +130,11 @@ class KernelDriverTest {
         KernelDriver.generate(request(Specs.Small.class, Target.OPENCL).build()).get(0);
     LibraryModel.Build b = m.operators().get(1).variants().get(0).builds().get(Target.OPENCL);
     assertThat(b.schedule()).isEqualTo("default");
-    assertThat(b.knobs()).isEqualTo(Map.of("threads", 256));
+    // No schedule method, no template: the schedule generated from the compute DAG, its knobs
+    // at the untuned pick (one thread per row sum, threads0 of them per block).
+    assertThat(b.knobs()).containsEntry("sketch", 0).containsKey("s.threads0");
     LibraryModel.Kernel k = b.kernels().get(0);
-    assertThat(k.geometry().blockX().show()).isEqualTo("256");
+    assertThat(k.geometry().blockX().show()).isEqualTo(String.valueOf(b.knobs().get("s.threads0")));
     assertThat(k.geometry().gridX().show()).contains("m");
     assertThat(tmp.resolve("resources/META-INF/kernels/SmallKernels/opencl/SmallKernels.cl"))
         .content()

@@ -39,16 +39,10 @@ class LauncherSafetyTest {
   static void build() throws Exception {
     math =
         CompiledLauncher.build(
-            TestSpecs.MathSpec.class,
-            "MathKernels",
-            tmp.resolve("math"),
-            targets());
+            TestSpecs.MathSpec.class, "MathKernels", tmp.resolve("math"), targets());
     two =
         CompiledLauncher.build(
-            TestSpecs.TwoKernelsSpec.class,
-            "TwoKernels",
-            tmp.resolve("two"),
-            targets());
+            TestSpecs.TwoKernelsSpec.class, "TwoKernels", tmp.resolve("two"), targets());
   }
 
   /** C, Java, OpenCL, and CUDA where nvcc is found: every device {@link #devices()} lists. */

@@ -1,0 +1,108 @@
+package dev.kernelgen.bench.gpu;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.shape;
+import static dev.kernelgen.te.TE.sum;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.opencl.OpenClDevice;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.Conv;
+import dev.kernelgen.topi.Elementwise;
+import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.Padding;
+import dev.kernelgen.topi.Reduction;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Schedules generated from the compute DAG ({@link AutoScheduler}) for OpenCL, at their untuned
+ * pick and at the naive floor, run by the OpenCL driver (PoCL here) against the oracle on ragged
+ * shapes.
+ */
+class AutoScheduledOpenClTest {
+  private static OpenClDevice device;
+
+  @BeforeAll
+  static void open() {
+    Optional<OpenClDevice> d = Devices.openCl();
+    assumeTrue(
+        d.isPresent(),
+        "no OpenCL device found ("
+            + Devices.probe(Target.OPENCL).detail()
+            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
+    device = d.get();
+  }
+
+  static Stream<Arguments> schedules() {
+    Map<String, List<Tensor>> ops = new LinkedHashMap<>();
+    Tensor x = placeholder("X", FLOAT32, 13, 19);
+    Tensor w = placeholder("W", FLOAT32, 11, 19);
+    Tensor bias = placeholder("Bias", FLOAT32, 11);
+    ops.put(
+        "dense_bias_relu", List.of(Elementwise.relu(Elementwise.add(Linalg.dense(x, w), bias))));
+    Tensor in = placeholder("Input", FLOAT32, 2, 5, 11, 9);
+    Tensor f = placeholder("Filter", FLOAT32, 6, 5, 3, 3);
+    Tensor cb = placeholder("ConvBias", FLOAT32, 6, 1, 1);
+    Tensor conv = Conv.conv2dNchw(in, f, 1, 1, Padding.same(11, 9, 3, 3, 1, 1, 1), 1);
+    ops.put("conv2d_bias_relu", List.of(Elementwise.relu(Elementwise.add(conv, cb))));
+    Tensor fd = placeholder("FilterDw", FLOAT32, 5, 1, 3, 3);
+    Tensor dw = Nn.depthwiseConv2dNchw(in, fd, 1, 1, Padding.same(11, 9, 3, 3, 1, 1, 1), 1);
+    Tensor fp = placeholder("FilterPw", FLOAT32, 7, 5);
+    IterVar c = reduceAxis(5, "c");
+    Tensor pw =
+        compute(
+            "Pointwise",
+            shape(2, 7, 11, 9),
+            (b, o, i, j) -> sum(dw.at(b, c.var(), i, j).mul(fp.at(o, c.var())), c));
+    ops.put("depthwise_pointwise", List.of(Elementwise.relu(pw)));
+    Tensor a = placeholder("A", FLOAT32, 7, 37);
+    ops.put("softmax", List.of(Reduction.softmax(a, 1)));
+    Tensor g = placeholder("Gamma", FLOAT32, 37);
+    Tensor be = placeholder("Beta", FLOAT32, 37);
+    ops.put("layer_norm", List.of(Nn.layerNorm(a, g, be, 1, 1e-5)));
+    List<Arguments> out = new ArrayList<>();
+    for (var e : ops.entrySet()) {
+      out.add(
+          Arguments.of(e.getKey() + "_pick", AutoScheduler.untuned(Target.OPENCL, e.getValue())));
+      Knobs naive = Knobs.configured(Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE));
+      out.add(
+          Arguments.of(
+              e.getKey() + "_floor",
+              AutoScheduler.generate(
+                  Target.OPENCL,
+                  e.getValue(),
+                  naive,
+                  dev.kernelgen.autosched.SketchRules.defaults(),
+                  Map.of())));
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("schedules")
+  void matchesTheOracle(String name, Schedule s) {
+    List<Tensor> args = new ArrayList<>(s.inputs());
+    args.addAll(s.outputs());
+    assertThat(OracleCheck.check(device, s, args, "auto_" + name)).isNull();
+  }
+}

@@ -1,0 +1,113 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.annotations.Target;
+import java.util.Map;
+
+/**
+ * A hand-written cost model over the notes of the sketch rules, good enough to rank tile sizes
+ * without measuring. The cost is the sum over stages of the stage's work (multiply-adds) times its
+ * estimated time per unit of work:
+ *
+ * <ul>
+ *   <li>CPU, register tile: fill but do not spill the 32 vector registers of AVX-512 (at most 256
+ *       accumulators), a multiply-add per load or better (intensity), no gather along the
+ *       vectorized axis, tiles that divide constant extents (a ragged tile's loops have a varying
+ *       bound and are not unrolled into registers), enough parallel tasks for the cores.
+ *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
+ *       contiguous, idle lanes where it is short.
+ *   <li>GPU, a thread per row: as many blocks as rows allow, up to two per SM.
+ *   <li>GPU, tiles: 128 to 512 threads per block, at least two blocks and 256 threads per SM, tiles
+ *       that divide constant extents, a register tile of 4 to 32 per thread, shared staging of
+ *       reused inputs, reduction steps of at least 8.
+ * </ul>
+ *
+ * <p>It assumes fixed machines (8 cores; 132 SMs), so that the pick does not depend on the build
+ * host.
+ */
+public final class AnalyticPredictor implements Predictor {
+  static final int CORES = 8;
+  static final int SMS = 132;
+
+  @Override
+  public double cost(Candidate c) {
+    boolean gpu = c.target() == Target.CUDA || c.target() == Target.OPENCL;
+    double total = 0;
+    for (Map<String, Double> n : c.stageNotes().values()) {
+      double work = n.getOrDefault("work", 1.0);
+      total += work * (gpu ? gpu(n) : cpu(n));
+    }
+    return total;
+  }
+
+  private static double get(Map<String, Double> n, String key, double orElse) {
+    return n.getOrDefault(key, orElse);
+  }
+
+  private static double cpu(Map<String, Double> n) {
+    double cost = 1;
+    double parallel = Math.min(1, get(n, "cpu.tasks", 2.0 * CORES) / (2.0 * CORES));
+    if (get(n, "cpu.dot", 0) > 0) {
+      cost = 4;
+      if (get(n, "cpu.dot_strided", 0) > 0) {
+        cost *= 16;
+      }
+      // A short reduction leaves lanes idle and pays a horizontal sum for few multiply-adds.
+      double idle = Math.max(1, 16 / get(n, "cpu.dot_length", 1024));
+      cost *= idle * idle;
+      return cost * get(n, "cpu.waste", 1) / parallel;
+    }
+    double intensity = get(n, "cpu.intensity", -1);
+    if (intensity < 0) {
+      return cost;
+    }
+    cost /= Math.min(intensity, 4) / 4;
+    double reg = get(n, "cpu.reg_tile", 1);
+    if (reg > 256) {
+      cost *= (reg / 256) * (reg / 256);
+    }
+    cost /= Math.min(get(n, "cpu.inner_tile", 1), 16) / 16;
+    if (get(n, "cpu.gather", 0) > 0) {
+      cost *= 16;
+    }
+    cost *= Math.pow(2, get(n, "cpu.ragged", 0));
+    return cost * get(n, "cpu.waste", 1) / parallel;
+  }
+
+  private static double gpu(Map<String, Double> n) {
+    double cost = 1;
+    if (n.containsKey("gpu.row_blocks")) {
+      // A thread per row: the rows spread over as many SMs as they can; warps stay whole.
+      cost /= Math.min(1, get(n, "gpu.row_blocks", 1) / (2.0 * SMS));
+      return cost * Math.max(1, 32 / get(n, "gpu.rows_per_block", 32));
+    }
+    double threads = get(n, "gpu.threads", get(n, "threads", 256));
+    if (threads < 128) {
+      cost *= 128 / threads;
+    } else if (threads > 512) {
+      cost *= threads / 512;
+    }
+    if (!n.containsKey("gpu.blocks")) {
+      return cost;
+    }
+    cost /= Math.min(1, get(n, "gpu.blocks", 1) / (2.0 * SMS));
+    // Enough threads in all to hide memory latency: at least 256 per SM.
+    cost /= Math.min(1, get(n, "gpu.total_threads", 1) / (256.0 * SMS));
+    // Each thread's register tile: reuse grows with it up to about 16 accumulators per thread,
+    // registers run out beyond 64.
+    double reg = get(n, "gpu.reg_tile", 1);
+    if (reg < 16) {
+      cost *= Math.pow(16 / reg, 0.1);
+    } else if (reg > 64) {
+      cost *= reg / 64;
+    }
+    if (get(n, "gpu.reused", 0) > 0 && get(n, "gpu.shared", 0) == 0) {
+      cost *= 2;
+    }
+    cost *= Math.pow(2, get(n, "gpu.ragged", 0));
+    double tk = get(n, "gpu.tile_k", 8);
+    if (tk < 8) {
+      cost *= 8 / tk;
+    }
+    return cost;
+  }
+}

@@ -1,0 +1,243 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.diag.CompilerBug;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.schedule.AttachType;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.tune.ConfigSpace;
+import dev.kernelgen.tune.Configuration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+/**
+ * Schedules generated from the compute DAG: a function (operator, target, knobs) to {@link
+ * Schedule}, like a hand template, whose knobs form a {@link ConfigSpace} that the tuner searches.
+ *
+ * <p>Knob {@value #SKETCH} picks the sketch: 0 is what the {@link SketchRule}s derive, 1 is the
+ * {@linkplain NaiveSchedule naive floor}. Every knob is asked whatever the sketch, so that the
+ * space is the same for every configuration.
+ */
+public final class AutoScheduler {
+  private AutoScheduler() {}
+
+  /** The knob that picks the sketch: 0 the rules' sketch, 1 the naive floor. */
+  public static final String SKETCH = "sketch";
+
+  /** The rules' sketch. */
+  public static final int RULES = 0;
+
+  /** The naive floor. */
+  public static final int NAIVE = 1;
+
+  /** The seed of the untuned pick's search: fixed, so that builds are reproducible. */
+  static final long SEED = 0x5eedL;
+
+  /** How many configurations the untuned pick draws beside the defaults. */
+  static final int DRAWS = 128;
+
+  /** The most rounds of coordinate descent after the draws. */
+  static final int CLIMB_ROUNDS = 8;
+
+  /** The generated schedule of {@code outputs} for {@code target}, with the default rules. */
+  public static Schedule generate(Target target, List<Tensor> outputs, Knobs knobs) {
+    return generate(target, outputs, knobs, SketchRules.defaults(), Map.of());
+  }
+
+  /**
+   * The schedule that {@code rules} derive for {@code outputs}, each knob taking its configured
+   * value, else its {@code preferred} value, else its first choice.
+   */
+  public static Schedule generate(
+      Target target,
+      List<Tensor> outputs,
+      Knobs knobs,
+      List<SketchRule> rules,
+      Map<String, Integer> preferred) {
+    return build(target, outputs, knobs, rules, preferred).schedule();
+  }
+
+  /** The configuration space of the generated schedules of {@code outputs}. */
+  public static ConfigSpace space(Target target, List<Tensor> outputs) {
+    Knobs k = Knobs.defaults();
+    generate(target, outputs, k);
+    return new ConfigSpace(k.space());
+  }
+
+  /**
+   * What {@code generate} builds for an operator without a tuning record: the rules' schedule at
+   * the {@linkplain #untunedConfig untuned pick}, unless {@code knobs} are configured (a tuning
+   * record), which then take their values.
+   */
+  public static Schedule schedule(Target target, List<Tensor> outputs, Knobs knobs) {
+    List<SketchRule> rules = SketchRules.defaults();
+    Map<String, Integer> preferred = Map.of();
+    // A full configuration (the tuner's candidates, a tuning record) needs no pick.
+    if (!knobs.configuredValues().keySet().containsAll(spaceOf(target, outputs, rules).keySet())) {
+      preferred = untunedConfig(target, outputs, rules, new AnalyticPredictor()).values();
+    }
+    return generate(target, outputs, knobs, rules, preferred);
+  }
+
+  /** The untuned pick's schedule of {@code outputs} for {@code target}. */
+  public static Schedule untuned(Target target, List<Tensor> outputs) {
+    return schedule(target, outputs, Knobs.defaults());
+  }
+
+  /**
+   * The configuration chosen without measurement: the defaults and {@value #DRAWS} configurations
+   * drawn with a fixed seed from the rules' sketch, ranked by {@code predictor}, the best of them
+   * improved one knob at a time while the predicted cost drops; the pick is the first of that one
+   * and the best drawn that lowers (ties: the earlier drawn), else the naive floor.
+   */
+  public static Configuration untunedConfig(
+      Target target, List<Tensor> outputs, List<SketchRule> rules, Predictor predictor) {
+    ConfigSpace space = new ConfigSpace(spaceOf(target, outputs, rules));
+    Random r = new Random(SEED);
+    List<Configuration> drawn = new ArrayList<>();
+    drawn.add(withSketch(space.defaults(), RULES));
+    for (int k = 0; k < DRAWS && space.size() > 1; k++) {
+      Configuration c = withSketch(space.random(r), RULES);
+      if (!drawn.contains(c)) {
+        drawn.add(c);
+      }
+    }
+    record Scored(Configuration config, double cost, int order) {}
+    List<Scored> scored = new ArrayList<>();
+    for (int k = 0; k < drawn.size(); k++) {
+      double cost = score(target, outputs, drawn.get(k), rules, predictor);
+      if (!Double.isNaN(cost)) {
+        scored.add(new Scored(drawn.get(k), cost, k));
+      }
+    }
+    scored.sort(Comparator.comparingDouble(Scored::cost).thenComparingInt(Scored::order));
+    List<Configuration> candidates = new ArrayList<>();
+    if (!scored.isEmpty()) {
+      // Coordinate descent from the best drawn: one knob at a time, while the cost drops.
+      Configuration best = scored.get(0).config();
+      double bestCost = scored.get(0).cost();
+      for (int round = 0; round < CLIMB_ROUNDS; round++) {
+        boolean improved = false;
+        for (var knob : space.knobs().entrySet()) {
+          if (knob.getKey().equals(SKETCH)) {
+            continue;
+          }
+          for (int v : knob.getValue()) {
+            Map<String, Integer> m = new TreeMap<>(best.values());
+            m.put(knob.getKey(), v);
+            Configuration c = Configuration.of(m);
+            double cost = score(target, outputs, c, rules, predictor);
+            if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9)) {
+              best = c;
+              bestCost = cost;
+              improved = true;
+            }
+          }
+        }
+        if (!improved) {
+          break;
+        }
+      }
+      candidates.add(best);
+    }
+    for (Scored s : scored.subList(0, Math.min(4, scored.size()))) {
+      candidates.add(s.config());
+    }
+    for (Configuration c : candidates) {
+      if (lowers(target, outputs, c, rules)) {
+        return c;
+      }
+    }
+    return withSketch(space.defaults(), NAIVE);
+  }
+
+  /** The predicted cost of {@code c}; NaN where it is not a legal point. */
+  private static double score(
+      Target target,
+      List<Tensor> outputs,
+      Configuration c,
+      List<SketchRule> rules,
+      Predictor predictor) {
+    try {
+      Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
+      return predictor.cost(new Candidate(target, outputs, c, b.schedule(), b.notes()));
+    } catch (UserError e) {
+      return Double.NaN; // too many threads per block
+    }
+  }
+
+  private static Map<String, java.util.List<Integer>> spaceOf(
+      Target target, List<Tensor> outputs, List<SketchRule> rules) {
+    Knobs k = Knobs.defaults();
+    build(target, outputs, k, rules, Map.of());
+    return k.space();
+  }
+
+  private static boolean lowers(
+      Target target, List<Tensor> outputs, Configuration c, List<SketchRule> rules) {
+    Schedule s = build(target, outputs, Knobs.configured(c.values()), rules, Map.of()).schedule();
+    List<Tensor> args = new ArrayList<>(s.inputs());
+    args.addAll(s.outputs());
+    try {
+      Lower.lower(s, "probe", args, target, null);
+      return true;
+    } catch (UserError | CompilerBug e) {
+      return false;
+    }
+  }
+
+  private static Configuration withSketch(Configuration c, int sketch) {
+    Map<String, Integer> v = new TreeMap<>(c.values());
+    v.put(SKETCH, sketch);
+    return Configuration.of(v);
+  }
+
+  /** A schedule built by the rules and the notes they left. */
+  private record Built(Schedule schedule, Map<String, Double> notes) {}
+
+  private static Built build(
+      Target target,
+      List<Tensor> outputs,
+      Knobs knobs,
+      List<SketchRule> rules,
+      Map<String, Integer> preferred) {
+    SketchState state = new SketchState(Schedule.create(outputs), target, knobs, preferred);
+    int sketch = state.knob(SKETCH, RULES, NAIVE);
+    try {
+      derive(state, rules);
+    } catch (UserError e) {
+      if (sketch == RULES) {
+        throw e;
+      }
+    }
+    if (sketch == NAIVE) {
+      return new Built(NaiveSchedule.of(target, outputs), state.notes());
+    }
+    return new Built(state.schedule(), state.notes());
+  }
+
+  /** Runs each rule, in order, over the stages not yet done, consumers first. */
+  private static void derive(SketchState state, List<SketchRule> rules) {
+    for (SketchRule rule : rules) {
+      List<Stage> stages = List.copyOf(state.schedule().stages());
+      for (int k = stages.size() - 1; k >= 0; k--) {
+        Stage st = stages.get(k);
+        if (st.isPlaceholder()
+            || state.isDone(st)
+            || st.attachType() != AttachType.ROOT
+            || !rule.applies(state, st)) {
+          continue;
+        }
+        rule.apply(state, st);
+      }
+    }
+  }
+}

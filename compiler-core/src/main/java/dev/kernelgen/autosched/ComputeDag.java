@@ -1,0 +1,222 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.schedule.AttachType;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Call;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprMutator;
+import dev.kernelgen.te.ExprVisitor;
+import dev.kernelgen.te.FreeVars;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.PlaceholderOp;
+import dev.kernelgen.te.Substitute;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.TensorRead;
+import dev.kernelgen.te.Var;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Questions the sketch rules ask about the compute DAG of a schedule, looking through the stages
+ * inlined so far: who reads a stage, at which indices, and whether a consumer reads a producer's
+ * element more than once (reuse).
+ */
+final class ComputeDag {
+  private ComputeDag() {}
+
+  /** The stages that read {@code st}, looking through inlined stages to their readers. */
+  static Set<Stage> readers(Schedule s, Stage st) {
+    Set<Stage> out = new LinkedHashSet<>();
+    for (Stage r : s.readers(st)) {
+      if (r.attachType() == AttachType.INLINE) {
+        out.addAll(readers(s, r));
+      } else {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  /** {@code body} with every read of an inlined stage replaced by that stage's body. */
+  static Expr expand(Schedule s, Expr body) {
+    return new ExprMutator() {
+      @Override
+      public Expr mutate(Expr e) {
+        if (e instanceof TensorRead r
+            && !(r.tensor().op() instanceof PlaceholderOp)
+            && s.stage(r.tensor()).attachType() == AttachType.INLINE) {
+          Stage st = s.stage(r.tensor());
+          Map<Var, Expr> sub = new HashMap<>();
+          for (int d = 0; d < st.axis().size(); d++) {
+            sub.put(st.axis().get(d).var(), mutate(r.indices().get(d)));
+          }
+          return mutate(Substitute.apply(st.body(), sub));
+        }
+        return super.mutate(e);
+      }
+    }.mutate(body);
+  }
+
+  /** The index lists at which {@code consumer} (inlined stages expanded) reads {@code t}. */
+  static List<List<Expr>> reads(Schedule s, Stage consumer, Tensor t) {
+    List<List<Expr>> out = new ArrayList<>();
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r && r.tensor() == t) {
+          out.add(r.indices());
+        }
+        super.visit(e);
+      }
+    }.visit(expand(s, consumer.body()));
+    return out;
+  }
+
+  /**
+   * Whether {@code consumer} reads some element of {@code t} for several of its own elements: a
+   * data axis of the consumer (extent other than 1) that no index of some read depends on.
+   */
+  static boolean reuses(Schedule s, Stage consumer, Tensor t) {
+    for (List<Expr> idx : reads(s, consumer, t)) {
+      Set<Var> used = new HashSet<>();
+      for (Expr i : idx) {
+        used.addAll(FreeVars.of(i));
+      }
+      for (IterVar a : consumer.axis()) {
+        if (!used.contains(a.var()) && !isOne(a)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether every read of {@code t} by {@code consumer} is at exactly its data axes, in order (a
+   * constant 0 counts for an axis of extent 1, as broadcasting reads it).
+   */
+  static boolean readsElementwise(Schedule s, Stage consumer, Tensor t) {
+    List<List<Expr>> rs = reads(s, consumer, t);
+    if (rs.isEmpty() || t.ndim() != consumer.axis().size()) {
+      return false;
+    }
+    for (List<Expr> idx : rs) {
+      for (int d = 0; d < idx.size(); d++) {
+        IterVar a = consumer.axis(d);
+        boolean same = idx.get(d) instanceof Var v && v == a.var();
+        boolean unit = idx.get(d) instanceof IntImm c && c.value() == 0 && isOne(a);
+        if (!same && !unit) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The positions of {@code consumer}'s data axes that index its reads of {@code t} when each index
+   * is one of its axes or a constant (a row read: softmax's maximum at [i, 0]); null otherwise.
+   */
+  static Set<Integer> rowAxes(Schedule s, Stage consumer, Tensor t) {
+    Set<Integer> used = new HashSet<>();
+    List<List<Expr>> rs = reads(s, consumer, t);
+    if (rs.isEmpty()) {
+      return null;
+    }
+    for (List<Expr> idx : rs) {
+      for (Expr i : idx) {
+        if (i instanceof IntImm) {
+          continue;
+        }
+        int at = -1;
+        for (int d = 0; d < consumer.axis().size(); d++) {
+          if (i == consumer.axis(d).var()) {
+            at = d;
+          }
+        }
+        if (at < 0) {
+          return null;
+        }
+        used.add(at);
+      }
+    }
+    return used;
+  }
+
+  /**
+   * Whether {@code consumer} (inlined stages expanded) reads some tensor with {@code v} in an index
+   * other than the last: consecutive values of {@code v} then read memory far apart (a gather when
+   * that loop is vectorized).
+   */
+  static boolean stridedAlong(Schedule s, Stage consumer, Var v) {
+    boolean[] found = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r) {
+          for (int d = 0; d < r.indices().size() - 1; d++) {
+            found[0] |= FreeVars.uses(r.indices().get(d), v);
+          }
+        }
+        super.visit(e);
+      }
+    }.visit(expand(s, consumer.body()));
+    return found[0];
+  }
+
+  /**
+   * For each tensor {@code consumer} reads (inlined stages expanded), the positions of its data
+   * axes that the read's indices depend on: what a tile of the consumer loads of that tensor.
+   */
+  static List<Set<Integer>> axesOfReads(Schedule s, Stage consumer) {
+    Map<Tensor, Set<Integer>> out = new java.util.LinkedHashMap<>();
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r) {
+          Set<Integer> used = out.computeIfAbsent(r.tensor(), t -> new java.util.TreeSet<>());
+          for (Expr i : r.indices()) {
+            for (int d = 0; d < consumer.axis().size(); d++) {
+              if (FreeVars.uses(i, consumer.axis(d).var())) {
+                used.add(d);
+              }
+            }
+          }
+        }
+        super.visit(e);
+      }
+    }.visit(expand(s, consumer.body()));
+    return new ArrayList<>(out.values());
+  }
+
+  /** Whether {@code e} calls an intrinsic (exp, sqrt, ...): too costly to recompute per reuse. */
+  static boolean callsIntrinsic(Expr e) {
+    boolean[] found = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        if (x instanceof Call) {
+          found[0] = true;
+        }
+        super.visit(x);
+      }
+    }.visit(e);
+    return found[0];
+  }
+
+  /** The constant extent of {@code iv}, or -1 when it is symbolic. */
+  static long extent(IterVar iv) {
+    return iv.dom().extent() instanceof IntImm c ? c.value() : -1;
+  }
+
+  static boolean isOne(IterVar iv) {
+    return extent(iv) == 1;
+  }
+}

@@ -1,0 +1,147 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.IterVar;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The CPU structure of {@link MultiLevelTiling} ("S R S": Ansor's SSRSRS with one cache level):
+ * every data axis of the tiled stage is split by a constant tile (knob {@code tile<d>}); the outer
+ * loops come first, the two outermost fused and run in parallel; the accumulator is computed at the
+ * innermost outer loop, a {@code tile_0 x ... x tile_n} block in registers (its last axis
+ * vectorized, the others unrolled) with the reduction around it; the copy-out with its epilogue
+ * runs over the same tile, vectorized. Short constant reduce axes (filter taps) are unrolled.
+ *
+ * <p>Knob {@code layout} 1 is the other CPU sketch, for reductions whose inputs are contiguous
+ * along the reduction rather than along an output axis (dense: {@code W[j, k]}): the same parallel
+ * tiles, each output accumulated alone with its innermost reduction in vector lanes.
+ */
+final class CpuTiling {
+  private CpuTiling() {}
+
+  /** The largest tile of the innermost axis (AVX-512 holds 16 floats; 4 vectors). */
+  static final int MAX_INNER_TILE = 64;
+
+  /** The largest tile of the second innermost axis (rows of the register tile). */
+  static final int MAX_ROW_TILE = 16;
+
+  /** The largest tile of the other axes. */
+  static final int MAX_OUTER_TILE = 8;
+
+  /** The most iterations unrolled: loops of a tile beyond it stay loops (code size). */
+  static final int MAX_UNROLLED = 64;
+
+  /** The longest constant reduce axis that is unrolled. */
+  static final int MAX_UNROLLED_REDUCTION = 8;
+
+  /** Knob {@code layout}: the register tile with the reduction around it. */
+  static final int REGISTER_TILE = 0;
+
+  /** Knob {@code layout}: one output at a time, its innermost reduction in vector lanes. */
+  static final int DOT = 1;
+
+  static void apply(SketchState state, Stage red, Stage tiled, Stage local) {
+    List<IterVar> axes = tiled.axis();
+    int n = axes.size();
+    // Whether the vectorized loop of either layout strides memory.
+    IterVar lastAxis = local.axis(n - 1);
+    IterVar lastReduce = local.reduceAxis(local.reduceAxis().size() - 1);
+    boolean gather = ComputeDag.stridedAlong(state.schedule(), local, lastAxis.var());
+    boolean dotStrided = ComputeDag.stridedAlong(state.schedule(), local, lastReduce.var());
+    long dotLength = ComputeDag.extent(lastReduce);
+    List<java.util.Set<Integer>> readAxes = ComputeDag.axesOfReads(state.schedule(), local);
+    int layout = state.knob(red, "layout", REGISTER_TILE, DOT);
+    int[] tiles = new int[n];
+    long regTile = 1;
+    double tasks = 1;
+    double waste = 1;
+    int ragged = 0;
+    for (int d = 0; d < n; d++) {
+      long e = ComputeDag.extent(axes.get(d));
+      boolean inner = d == n - 1;
+      tiles[d] =
+          state.knob(
+              red,
+              "tile" + d,
+              TileChoices.of(
+                  e,
+                  inner ? MAX_INNER_TILE : d == n - 2 ? MAX_ROW_TILE : MAX_OUTER_TILE,
+                  inner ? 32 : (d == n - 2 ? 8 : 1),
+                  inner));
+      regTile *= tiles[d];
+      long ext = e > 0 ? e : 1024;
+      long count = (ext + tiles[d] - 1) / tiles[d];
+      waste *= (double) count * tiles[d] / ext;
+      if (e > 0 && e % tiles[d] != 0) {
+        // A ragged tile's loops get a bound that varies per tile: not unrolled into registers.
+        ragged += d == n - 1 ? 2 : 1;
+      }
+      if (d < Math.min(2, n - 1) || n == 1) {
+        tasks *= count;
+      }
+    }
+    List<IterVar> outer = new ArrayList<>();
+    List<IterVar> inner = new ArrayList<>();
+    for (int d = 0; d < n; d++) {
+      Stage.Split sp = tiled.split(axes.get(d), tiles[d]);
+      outer.add(sp.outer());
+      inner.add(sp.inner());
+    }
+    List<IterVar> order = new ArrayList<>(outer);
+    order.addAll(inner);
+    tiled.reorder(order.toArray(IterVar[]::new));
+    IterVar par = outer.get(0);
+    if (n >= 2) {
+      par = tiled.fuse(outer.get(0), outer.get(1));
+      outer.set(1, par);
+      outer.remove(0);
+    }
+    tiled.parallel(par);
+    state.note(red, "cpu.tasks", tasks);
+    state.note(red, "cpu.ragged", ragged);
+    state.note(red, "cpu.waste", waste);
+    if (layout == DOT) {
+      local.computeAt(tiled, inner.get(n - 1));
+      RowReduction.vectorizeLongReduction(local);
+      state.note(red, "cpu.dot", 1);
+      state.note(red, "cpu.dot_length", dotLength > 0 ? dotLength : 1024);
+      state.note(red, "cpu.dot_strided", dotStrided ? 1 : 0);
+      return;
+    }
+    state.note(red, "cpu.gather", gather ? 1 : 0);
+    long rows = regTile / tiles[n - 1];
+    boolean unrollRows = rows <= MAX_UNROLLED;
+    for (int d = 0; d < n - 1 && unrollRows; d++) {
+      tiled.unroll(inner.get(d));
+    }
+    tiled.vectorize(inner.get(n - 1));
+    local.computeAt(tiled, outer.get(outer.size() - 1));
+    List<IterVar> lorder = new ArrayList<>(local.reduceAxis());
+    lorder.addAll(local.axis());
+    local.reorder(lorder.toArray(IterVar[]::new));
+    for (IterVar r : local.reduceAxis()) {
+      long e = ComputeDag.extent(r);
+      if (e > 0 && e <= MAX_UNROLLED_REDUCTION && rows * e <= MAX_UNROLLED) {
+        local.unroll(r);
+      }
+    }
+    for (int d = 0; d < n - 1 && unrollRows; d++) {
+      local.unroll(local.axis(d));
+    }
+    local.vectorize(local.axis(n - 1));
+    // Per reduction step, for regTile / 16 vector multiply-adds: each input's tile, a vector per 16
+    // elements along the innermost axis, a broadcast per element else.
+    double loads = 0;
+    for (var used : readAxes) {
+      double l = 1;
+      for (int d : used) {
+        l *= d == n - 1 ? Math.ceil(tiles[d] / 16.0) : tiles[d];
+      }
+      loads += l;
+    }
+    state.note(red, "cpu.intensity", regTile / 16.0 / loads);
+    state.note(red, "cpu.reg_tile", regTile);
+    state.note(red, "cpu.inner_tile", tiles[n - 1]);
+  }
+}

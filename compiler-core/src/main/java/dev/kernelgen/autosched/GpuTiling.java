@@ -1,0 +1,158 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.schedule.ThreadTag;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The GPU structure of {@link MultiLevelTiling} (Ansor's "SSSRRSRS" without virtual threads): every
+ * data axis of the tiled stage is split into a block tile, a thread tile (knob {@code threads<d>})
+ * and a register tile (knob {@code reg<d>}); the block loops are fused onto blockIdx.x, the thread
+ * loops onto threadIdx.x, the register loops unrolled inside. Each thread accumulates its register
+ * tile in {@code local} scope over the reduction, whose first axis is split by knob {@code tile_k};
+ * where knob {@code shared} is 1, the inputs that the block's threads reuse are staged in shared
+ * memory per {@code tile_k} step, loaded by all threads together (coalesced). Every buffer is a
+ * constant tile: staging is offered only when the reduce axes after the first have constant
+ * extents.
+ */
+final class GpuTiling {
+  private GpuTiling() {}
+
+  static final int MAX_THREADS = 1024;
+
+  static void apply(SketchState state, Stage red, Stage tiled, Stage local, List<Tensor> reused) {
+    Schedule s = state.schedule();
+    List<IterVar> axes = tiled.axis();
+    int n = axes.size();
+    int[] th = new int[n];
+    int[] reg = new int[n];
+    long threads = 1;
+    long regTile = 1;
+    double blocks = 1;
+    int ragged = 0;
+    for (int d = 0; d < n; d++) {
+      long e = ComputeDag.extent(axes.get(d));
+      int pt = d == n - 1 ? 16 : (d == n - 2 ? 16 : 1);
+      int pr = d >= n - 2 ? 4 : 1;
+      boolean last2 = d >= n - 2;
+      int cap = n == 1 ? 256 : d == n - 1 ? 64 : last2 ? 32 : 4;
+      th[d] = state.knob(red, "threads" + d, TileChoices.of(e, cap, n == 1 ? 128 : pt));
+      reg[d] = state.knob(red, "reg" + d, TileChoices.of(e, last2 ? 8 : 2, pr));
+      threads *= th[d];
+      regTile *= reg[d];
+      long ext = e > 0 ? e : 1024;
+      blocks *= Math.ceil((double) ext / ((long) th[d] * reg[d]));
+      if (e > 0 && e % ((long) th[d] * reg[d]) != 0) {
+        ragged++; // every register of the tile is guarded
+      }
+    }
+    List<IterVar> rs = local.reduceAxis();
+    boolean stageable = !reused.isEmpty();
+    for (int k = 1; k < rs.size(); k++) {
+      stageable &= ComputeDag.extent(rs.get(k)) > 0;
+    }
+    int tileK = state.knob(red, "tile_k", TileChoices.of(ComputeDag.extent(rs.get(0)), 32, 8));
+    int shared = state.knob(red, "shared", stageable ? new int[] {1, 0} : new int[] {0});
+    UserError.check(
+        threads <= MAX_THREADS,
+        "generated schedule of '%s': %d threads per block, more than %d",
+        red.name(),
+        threads,
+        MAX_THREADS);
+    List<Stage> fetches = new ArrayList<>();
+    if (shared == 1) {
+      for (Tensor t : reused) {
+        fetches.add(s.stage(s.cacheRead(t, "shared", local.tensor())));
+      }
+    }
+    List<IterVar> blk = new ArrayList<>();
+    List<IterVar> thr = new ArrayList<>();
+    List<IterVar> rgs = new ArrayList<>();
+    for (int d = 0; d < n; d++) {
+      Stage.Split b = tiled.split(axes.get(d), (long) th[d] * reg[d]);
+      Stage.Split t = tiled.split(b.inner(), reg[d]);
+      blk.add(b.outer());
+      thr.add(t.outer());
+      rgs.add(t.inner());
+    }
+    List<IterVar> order = new ArrayList<>(blk);
+    order.addAll(thr);
+    order.addAll(rgs);
+    tiled.reorder(order.toArray(IterVar[]::new));
+    IterVar bx = fuseAll(tiled, blk);
+    IterVar tx = fuseAll(tiled, thr);
+    tiled.bind(bx, ThreadTag.BLOCK_X);
+    tiled.bind(tx, ThreadTag.THREAD_X);
+    for (IterVar r : rgs) {
+      tiled.unroll(r);
+    }
+    local.computeAt(tiled, tx);
+    Stage.Split k = local.split(local.reduceAxis(0), tileK);
+    List<IterVar> lorder = new ArrayList<>(List.of(k.outer(), k.inner()));
+    lorder.addAll(local.reduceAxis().subList(1, local.reduceAxis().size()));
+    lorder.addAll(local.axis());
+    local.reorder(lorder.toArray(IterVar[]::new));
+    for (IterVar a : local.axis()) {
+      local.unroll(a);
+    }
+    for (Stage f : fetches) {
+      storeReductionMajor(s, f, local);
+      f.computeAt(local, k.outer());
+      IterVar all = fuseAll(f, f.axis());
+      Stage.Split sp = f.split(all, threads);
+      f.bind(sp.inner(), ThreadTag.THREAD_X);
+      state.done(f);
+    }
+    state.note(red, "gpu.threads", threads);
+    state.note(red, "gpu.reg_tile", regTile);
+    state.note(red, "gpu.blocks", blocks);
+    state.note(red, "gpu.total_threads", blocks * threads);
+    state.note(red, "gpu.ragged", ragged);
+    state.note(red, "gpu.shared", shared);
+    state.note(red, "gpu.reused", reused.size());
+    state.note(red, "gpu.tile_k", tileK);
+  }
+
+  /**
+   * Lays out a shared tile with the dimensions that the reduction indexes outermost: the threads of
+   * a warp, which differ in their data axes, then read consecutive words at each reduction step
+   * (dense's {@code W[j, k]} tile stored {@code [k][j]}), not words a row apart in one bank.
+   */
+  private static void storeReductionMajor(Schedule s, Stage fetch, Stage local) {
+    java.util.Set<dev.kernelgen.te.Var> reduceVars = new java.util.HashSet<>();
+    for (IterVar r : local.reduceAxis()) {
+      reduceVars.add(r.var());
+    }
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
+    if (reads.isEmpty()) {
+      return;
+    }
+    List<IterVar> first = new ArrayList<>();
+    List<IterVar> rest = new ArrayList<>();
+    List<dev.kernelgen.te.Expr> idx = reads.get(0);
+    for (int d = 0; d < fetch.axis().size(); d++) {
+      boolean reduced = false;
+      for (dev.kernelgen.te.Var v : dev.kernelgen.te.FreeVars.of(idx.get(d))) {
+        reduced |= reduceVars.contains(v);
+      }
+      (reduced ? first : rest).add(fetch.axis(d));
+    }
+    first.addAll(rest);
+    if (!first.equals(fetch.axis())) {
+      fetch.reorderStorage(first.toArray(IterVar[]::new));
+    }
+  }
+
+  private static IterVar fuseAll(Stage st, List<IterVar> loops) {
+    IterVar f = loops.get(0);
+    for (IterVar l : loops.subList(1, loops.size())) {
+      f = st.fuse(f, l);
+    }
+    return f;
+  }
+}

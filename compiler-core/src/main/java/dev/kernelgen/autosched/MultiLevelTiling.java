@@ -1,0 +1,95 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Multi-level tiling of a reduction with consumer fusion, as Ansor's rules: the reduction is
+ * accumulated in {@code local} scope, a constant-size tile at a time, and written out by the stage
+ * that tiles the output, with an elementwise epilogue (bias, activation) fused into that copy-out.
+ *
+ * <p>The tiled stage is the reduction's one consumer when that consumer is a root stage without
+ * reduction that reads it at exactly its own axes (dense + bias + relu: the reduction becomes local
+ * and is computed in the consumer's tile); else the reduction itself, whose accumulation is moved
+ * to a {@code cache_write} local copy. A reduction read by another reduction that would recompute
+ * it (a depthwise stage feeding a pointwise one) is thus tiled at root: computed once. The loop
+ * structure per target is {@link CpuTiling}'s and {@link GpuTiling}'s.
+ */
+final class MultiLevelTiling implements SketchRule {
+  /** The extent a symbolic dim is assumed to have when weighing stages against each other. */
+  static final double SYMBOLIC_EXTENT = 256;
+
+  @Override
+  public String name() {
+    return "multi_level_tiling";
+  }
+
+  @Override
+  public boolean applies(SketchState state, Stage st) {
+    return st.hasReduction();
+  }
+
+  @Override
+  public void apply(SketchState state, Stage red) {
+    Schedule s = state.schedule();
+    Stage consumer = fusibleConsumer(state, red);
+    List<Tensor> reused = new ArrayList<>();
+    for (Tensor t : red.tensor().op().inputs()) {
+      if (ComputeDag.reuses(s, red, t) && !reused.contains(t)) {
+        reused.add(t);
+      }
+    }
+    double work = 1;
+    for (var iv : red.axis()) {
+      work *= ComputeDag.extent(iv) > 0 ? ComputeDag.extent(iv) : SYMBOLIC_EXTENT;
+    }
+    for (var iv : red.reduceAxis()) {
+      work *= ComputeDag.extent(iv) > 0 ? ComputeDag.extent(iv) : SYMBOLIC_EXTENT;
+    }
+    state.note(red, "work", work);
+    Stage tiled;
+    Stage local;
+    if (consumer != null) {
+      red.setScope("local");
+      tiled = consumer;
+      local = red;
+    } else {
+      local = s.stage(s.cacheWrite(red.tensor(), "local"));
+      tiled = red;
+    }
+    if (state.gpu()) {
+      GpuTiling.apply(state, red, tiled, local, reused);
+    } else {
+      CpuTiling.apply(state, red, tiled, local);
+    }
+    state.done(red);
+    state.done(tiled);
+    state.done(local);
+  }
+
+  /**
+   * The stage that reads {@code red} elementwise as its only reader, a root stage without reduction
+   * not yet scheduled; null when there is none.
+   */
+  static Stage fusibleConsumer(SketchState state, Stage red) {
+    if (red.isOutput()) {
+      return null;
+    }
+    Set<Stage> readers = ComputeDag.readers(state.schedule(), red);
+    if (readers.size() != 1) {
+      return null;
+    }
+    Stage c = readers.iterator().next();
+    if (c.hasReduction()
+        || state.isDone(c)
+        || c.attachType() != dev.kernelgen.schedule.AttachType.ROOT
+        || !ComputeDag.readsElementwise(state.schedule(), c, red.tensor())) {
+      return null;
+    }
+    return c;
+  }
+}

@@ -1,0 +1,174 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.schedule.ThreadTag;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Reduce;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Row reductions fused into the elementwise stage that reads them (softmax, layer norm, a mean
+ * subtracted from its rows): the anchor is a root stage without reduction that reads reductions at
+ * its <em>row axes</em> only (each index one of its axes or a constant, some axis missing), and the
+ * group is those reductions plus the reductions only they read without reuse. The anchor's loops
+ * are reordered row axes first; the group's reductions are computed in {@code local} scope at the
+ * innermost row loop, once per row, so that the whole normalisation is one loop nest (one kernel)
+ * and no reduction is recomputed per element.
+ *
+ * <ul>
+ *   <li>CPU: the row loops (two outer ones fused) run in parallel; the anchor's innermost loop is
+ *       vectorized; a long sum, product, min or max runs in vector lanes.
+ *   <li>GPU: the row loops are fused and split into blocks of knob {@code rows_per_block} rows, a
+ *       thread per row (a block per row with a cross-thread reduction needs that primitive).
+ * </ul>
+ */
+final class RowReduction implements SketchRule {
+  /** The shortest constant reduction vectorized in lanes (a pooling window stays serial). */
+  static final int MIN_VECTOR_REDUCTION = 16;
+
+  @Override
+  public String name() {
+    return "row_reduction";
+  }
+
+  @Override
+  public boolean applies(SketchState state, Stage st) {
+    return !st.hasReduction() && !group(state, st).isEmpty() && rows(state, st) != null;
+  }
+
+  @Override
+  public void apply(SketchState state, Stage anchor) {
+    List<Stage> group = group(state, anchor);
+    Set<Integer> rows = rows(state, anchor);
+    List<IterVar> axes = anchor.axis();
+    List<IterVar> rowAxes = new ArrayList<>();
+    List<IterVar> order = new ArrayList<>();
+    for (int d = 0; d < axes.size(); d++) {
+      if (rows.contains(d)) {
+        rowAxes.add(axes.get(d));
+      }
+    }
+    order.addAll(rowAxes);
+    for (int d = 0; d < axes.size(); d++) {
+      if (!rows.contains(d)) {
+        order.add(axes.get(d));
+      }
+    }
+    if (rowAxes.isEmpty()) {
+      return;
+    }
+    anchor.reorder(order.toArray(IterVar[]::new));
+    IterVar at;
+    if (state.gpu()) {
+      int perBlock = state.knob(anchor, "rows_per_block", 64, 32, 128, 256);
+      IterVar fused = rowAxes.get(0);
+      for (IterVar a : rowAxes.subList(1, rowAxes.size())) {
+        fused = anchor.fuse(fused, a);
+      }
+      Stage.Split sp = anchor.split(fused, perBlock);
+      anchor.bind(sp.outer(), ThreadTag.BLOCK_X);
+      anchor.bind(sp.inner(), ThreadTag.THREAD_X);
+      at = sp.inner();
+      double rowCount = 1;
+      for (IterVar a : rowAxes) {
+        rowCount *=
+            ComputeDag.extent(a) > 0 ? ComputeDag.extent(a) : MultiLevelTiling.SYMBOLIC_EXTENT;
+      }
+      state.note(anchor, "gpu.row_blocks", Math.ceil(rowCount / perBlock));
+      state.note(anchor, "gpu.rows_per_block", perBlock);
+    } else {
+      IterVar par =
+          rowAxes.size() >= 2 ? anchor.fuse(rowAxes.get(0), rowAxes.get(1)) : rowAxes.get(0);
+      anchor.parallel(par);
+      at = rowAxes.size() <= 2 ? par : rowAxes.get(rowAxes.size() - 1);
+      if (order.size() > rowAxes.size()) {
+        anchor.vectorize(order.get(order.size() - 1));
+      }
+    }
+    for (Stage r : group) {
+      r.setScope("local");
+      r.computeAt(anchor, at);
+      if (!state.gpu()) {
+        vectorizeLongReduction(r);
+      }
+      state.done(r);
+    }
+    state.note(anchor, "row_groups", 1);
+    state.done(anchor);
+  }
+
+  /** The reductions fused into {@code anchor}, producers first; empty when there are none. */
+  static List<Stage> group(SketchState state, Stage anchor) {
+    Schedule s = state.schedule();
+    List<Stage> group = new ArrayList<>();
+    boolean grew = true;
+    while (grew) {
+      grew = false;
+      List<Stage> stages = s.stages();
+      for (int k = stages.size() - 1; k >= 0; k--) {
+        Stage r = stages.get(k);
+        if (!r.hasReduction() || r.isOutput() || state.isDone(r) || group.contains(r)) {
+          continue;
+        }
+        Set<Stage> readers = ComputeDag.readers(s, r);
+        boolean ok = !readers.isEmpty();
+        for (Stage c : readers) {
+          if (c == anchor) {
+            ok &= ComputeDag.rowAxes(s, anchor, r.tensor()) != null;
+          } else {
+            ok &= group.contains(c) && !ComputeDag.reuses(s, c, r.tensor());
+          }
+        }
+        if (ok) {
+          group.add(0, r);
+          grew = true;
+        }
+      }
+    }
+    return group;
+  }
+
+  /** The anchor's row axes (positions) over the group it reads directly; null: not a row group. */
+  private static Set<Integer> rows(SketchState state, Stage anchor) {
+    Schedule s = state.schedule();
+    Set<Integer> used = new TreeSet<>();
+    boolean any = false;
+    for (Stage r : group(state, anchor)) {
+      Set<Integer> u = ComputeDag.rowAxes(s, anchor, r.tensor());
+      if (u != null) {
+        used.addAll(u);
+        any = true;
+      }
+    }
+    if (!any) {
+      return null;
+    }
+    for (int d = 0; d < anchor.axis().size(); d++) {
+      if (!used.contains(d) && !ComputeDag.isOne(anchor.axis(d))) {
+        return used;
+      }
+    }
+    return null;
+  }
+
+  /** A long sum, product, min or max over the innermost reduce axis, in vector lanes. */
+  static void vectorizeLongReduction(Stage st) {
+    if (!(st.body() instanceof Reduce red)) {
+      return;
+    }
+    List<IterVar> leaves = st.leafIterVars();
+    IterVar inner = leaves.get(leaves.size() - 1);
+    boolean longLoop =
+        !(inner.dom().extent() instanceof IntImm e) || e.value() >= MIN_VECTOR_REDUCTION;
+    if (inner.isReduce()
+        && longLoop
+        && List.of("sum", "prod", "min", "max").contains(red.combiner().name())) {
+      st.vectorizeReduction(inner);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+package dev.kernelgen.autosched;
+
+import java.util.List;
+
+/** The default rule list, in the order {@link AutoScheduler} runs it. */
+public final class SketchRules {
+  private SketchRules() {}
+
+  /**
+   * Inline injective stages; fuse row reductions into the stage that normalises with them; tile the
+   * remaining reductions with their epilogues; schedule what is left elementwise.
+   */
+  public static List<SketchRule> defaults() {
+    return List.of(
+        new InlineInjective(), new RowReduction(), new MultiLevelTiling(), new ElementwiseRoot());
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Schedules generated from the compute DAG, in the manner of Ansor (Zheng et al., OSDI 2020): no
+ * schedule written by hand.
+ *
+ * <p><b>Sketches.</b> An ordered list of {@link dev.kernelgen.autosched.SketchRule}s (data: {@link
+ * dev.kernelgen.autosched.SketchRules#defaults} is the list, a user passes their own) walks the
+ * stages of the operator, consumers first, and schedules them with the ordinary primitives:
+ * injective stages are inlined (unless a reduction would recompute a costly one); row reductions
+ * (softmax, layer norm) are computed once per row inside the loop nest of the stage that reads
+ * them; other reductions get multi-level tiling with their elementwise consumer fused into the
+ * tile's copy-out (CPU: parallel outer tiles, a register tile with the reduction around it,
+ * vectorized, or where the inputs are contiguous along the reduction rather than along an output
+ * axis, each output's reduction in vector lanes; GPU: block, thread and register tiles, local
+ * accumulators, shared-memory staging of reused inputs); what is left runs elementwise (parallel
+ * and vectorized, or a thread per element). A second sketch is the naive floor ({@code
+ * NaiveSchedule}), so that the space always holds it.
+ *
+ * <p><b>Annotation.</b> Tile sizes, thread counts, staging and the sketch are knobs ({@link
+ * dev.kernelgen.spec.Knobs}): a generated schedule is a function (operator, target, knobs) to
+ * schedule exactly as a hand template in {@code topi} is, so the tuner's {@link
+ * dev.kernelgen.tune.ConfigSpace} covers it. Tiles are constants (powers of two and divisors of
+ * constant extents); a symbolic extent gets a constant tile and a tail guard, so every local and
+ * shared buffer has a constant size.
+ *
+ * <p><b>Untuned pick.</b> Without a tuning record, {@link
+ * dev.kernelgen.autosched.AutoScheduler#untunedConfig} draws configurations with a fixed seed,
+ * ranks them with a {@link dev.kernelgen.autosched.Predictor} (the shipped {@link
+ * dev.kernelgen.autosched.AnalyticPredictor}; a learned model can replace it) and takes the best
+ * that lowers: deterministic, so two builds are byte-identical, and cheap (schedules are built, not
+ * measured; one is lowered).
+ */
+package dev.kernelgen.autosched;

@@ -1,0 +1,68 @@
+package dev.kernelgen.autosched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.CCodegen;
+import dev.kernelgen.codegen.CudaCodegen;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.lower.SplitHostDevice;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.OpSchedules;
+import dev.kernelgen.tune.ConfigSpace;
+import dev.kernelgen.tune.Configuration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The untuned pick: deterministic, in the space, cheap. */
+class UntunedPickTest {
+  private static String c(List<Tensor> outputs) {
+    Schedule s = AutoScheduler.untuned(Target.C, outputs);
+    return CCodegen.generate(
+        List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
+  }
+
+  private static String cuda(List<Tensor> outputs) {
+    Schedule s = AutoScheduler.untuned(Target.CUDA, outputs);
+    var dm = SplitHostDevice.split(Lower.lower(s, "k", OpSchedules.args(s), Target.CUDA, null));
+    return CudaCodegen.generate(dm.kernels(), "m");
+  }
+
+  @Test
+  void twoPicksGiveByteIdenticalSource() {
+    for (Workloads w : Workloads.all()) {
+      assertThat(c(w.outputs())).as(w.name()).isEqualTo(c(w.outputs()));
+      assertThat(cuda(w.outputs())).as(w.name()).isEqualTo(cuda(w.outputs()));
+    }
+  }
+
+  @Test
+  void pickIsAPointOfTheSpaceAndTakesLittleTime() {
+    for (Workloads w : Workloads.all()) {
+      for (Target t : Target.values()) {
+        long start = System.nanoTime();
+        Configuration pick =
+            AutoScheduler.untunedConfig(
+                t, w.outputs(), SketchRules.defaults(), new AnalyticPredictor());
+        double seconds = (System.nanoTime() - start) / 1e9;
+        ConfigSpace space = AutoScheduler.space(t, w.outputs());
+        assertThat(space.contains(pick)).as(w + " " + t + " " + pick + " in " + space).isTrue();
+        assertThat(seconds).as(w + " " + t).isLessThan(5.0);
+      }
+    }
+  }
+
+  @Test
+  void userRulesReplaceTheDefaults() {
+    // Without the tiling rule, a matmul's reduction is left as the unscheduled loop nest.
+    Workloads w = Workloads.all().get(1);
+    List<SketchRule> rules = List.of(new InlineInjective(), new ElementwiseRoot());
+    Schedule s =
+        AutoScheduler.generate(
+            Target.C, w.outputs(), dev.kernelgen.spec.Knobs.defaults(), rules, java.util.Map.of());
+    assertThat(s.trace().steps()).isEmpty();
+    Schedule d = AutoScheduler.generate(Target.C, w.outputs(), dev.kernelgen.spec.Knobs.defaults());
+    assertThat(d.trace().toString()).contains("cache_write").contains("parallel");
+  }
+}
