@@ -126,7 +126,7 @@ class DriverTuningTest {
   /** The text of a C function, from its signature to the next function. */
   private static String section(String c, String fn) {
     int from = c.indexOf("int64_t " + fn + "(");
-    int to = c.indexOf("\nint64_t ", from + 1);
+    int to = c.indexOf("\n}\n", from + 1);
     return c.substring(from, to < 0 ? c.length() : to);
   }
 
