@@ -28,7 +28,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class TuneTest {
+public class TuneTest {
 
   @Test
   void divisorsAndFactorizations() {
@@ -123,8 +123,11 @@ class TuneTest {
         .contains("no successful record");
   }
 
-  /** y[i, j] = sum_k a[i, k] * b[k, j], scheduled with tunable tiles for C. */
-  static TuningTask matmulTask(int n) {
+  /**
+   * y[i, j] = sum_k a[i, k] * b[k, j], scheduled with tunable tiles for C; the measure module's
+   * tests measure it too.
+   */
+  public static TuningTask matmulTask(int n) {
     Tensor a = placeholder("A", FLOAT32, n, n);
     Tensor b = placeholder("B", FLOAT32, n, n);
     IterVar k = reduceAxis(n, "k");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.TuneTest;
 import dev.kernelgen.tune.TuningTask;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +16,7 @@ class CHarnessCleanupTest {
   @Test
   void closeDeletesTheReferenceDataDirectory() {
     assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
-    TuningTask t = CHarnessMeasurerTest.matmulTask(8);
+    TuningTask t = TuneTest.matmulTask(8);
     List<Path> dirs;
     try (CHarnessMeasurer m =
         new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 1, 0, 1, 60)) {

@@ -1,26 +1,13 @@
 package dev.kernelgen.measure;
 
-import static dev.kernelgen.te.TE.FLOAT32;
-import static dev.kernelgen.te.TE.compute;
-import static dev.kernelgen.te.TE.placeholder;
-import static dev.kernelgen.te.TE.reduceAxis;
-import static dev.kernelgen.te.TE.shape;
-import static dev.kernelgen.te.TE.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.NativeToolchain;
-import dev.kernelgen.schedule.Schedule;
-import dev.kernelgen.schedule.Stage;
-import dev.kernelgen.spec.OperatorDef;
-import dev.kernelgen.te.BinOp;
-import dev.kernelgen.te.Binary;
-import dev.kernelgen.te.IterVar;
-import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tune.ConfigSpace;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.TuneTest;
 import dev.kernelgen.tune.TuningTask;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,39 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /** C kernels measured by the harness: compiled, checked against the oracle, timed, or failed. */
 class CHarnessMeasurerTest {
-  static TuningTask matmulTask(int n) {
-    Tensor a = placeholder("A", FLOAT32, n, n);
-    Tensor b = placeholder("B", FLOAT32, n, n);
-    IterVar k = reduceAxis(n, "k");
-    Tensor c =
-        compute(
-            "C",
-            shape(n, n),
-            (i, j) -> sum(Binary.of(BinOp.MUL, a.at(i, k.var()), b.at(k.var(), j)), k));
-    OperatorDef def = OperatorDef.of(List.of(a, b), c);
-    return new TuningTask(
-        "Test/matmul",
-        Target.C,
-        def,
-        knobs -> {
-          Schedule s = Schedule.create(def.outputs());
-          Stage st = s.stage(c);
-          long[] tj = knobs.split("tile_j", n, 2);
-          int order = knobs.knob("k_outside", 0, 1);
-          Stage.Split sj = st.split(st.axis(1), tj[1]);
-          if (order == 1) {
-            st.reorder(st.axis(0), st.reduceAxis(0), sj.outer(), sj.inner());
-          }
-          st.parallel(st.axis(0));
-          return s;
-        },
-        "matmul");
-  }
-
   @Test
   void cKernelsAreCompiledCheckedAndTimed() {
     assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
-    TuningTask t = matmulTask(24);
+    TuningTask t = TuneTest.matmulTask(24);
     CHarnessMeasurer m = new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 2, 1, 3, 60);
     ConfigSpace s = t.space();
     List<Configuration> all = new ArrayList<>();
@@ -88,7 +46,7 @@ class CHarnessMeasurerTest {
   @Test
   void aCandidateOverItsTimeIsRecordedAndTheBatchGoesOn() {
     assumeThat(NativeToolchain.fromEnvironment().findCc()).as("cc on PATH").isPresent();
-    TuningTask t = matmulTask(8);
+    TuningTask t = TuneTest.matmulTask(8);
     CHarnessMeasurer m = new CHarnessMeasurer(NativeToolchain.fromEnvironment(), 1, 0, 1, 0);
     ConfigSpace s = t.space();
     List<Measurement> ms = m.measure(t, List.of(s.get(0), s.get(1)));

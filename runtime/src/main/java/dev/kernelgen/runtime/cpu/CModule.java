@@ -1,12 +1,9 @@
 package dev.kernelgen.runtime.cpu;
 
-import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceException;
-import dev.kernelgen.runtime.KernelFunction;
-import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.KernelSignature;
 import dev.kernelgen.runtime.Lifecycle;
-import dev.kernelgen.runtime.backend.FunctionCache;
+import dev.kernelgen.runtime.backend.BackendModule;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
@@ -16,46 +13,40 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 
-/** A C kernel library loaded into the process, and its kernels, bound once by name. */
-final class CModule implements KernelModule {
-  private final CpuDevice device;
-  private final String name;
+/**
+ * A C kernel library loaded into the process, and its kernels, bound once by name. The library
+ * stays loaded (see {@link CpuDevice#loadModule}); closing the module releases it after the
+ * launches in flight, and its functions no longer launch.
+ */
+final class CModule extends BackendModule<CpuDevice, CFunction> {
   private final Path file;
   private final Arena arena;
   private final SymbolLookup lookup;
-  private final FunctionCache<CFunction> functions = new FunctionCache<>("C kernel");
-  private final Lifecycle lifecycle;
 
-  CModule(CpuDevice device, String name, Path file, Arena arena, SymbolLookup lookup) {
-    this.device = device;
-    this.lifecycle = new Lifecycle(this, device.lifecycle());
-    this.name = name;
+  CModule(
+      CpuDevice device,
+      Lifecycle deviceLifecycle,
+      String name,
+      Path file,
+      Arena arena,
+      SymbolLookup lookup) {
+    super(device, deviceLifecycle, "C", name);
     this.file = file;
     this.arena = arena;
     this.lookup = lookup;
   }
 
   @Override
-  public Device device() {
-    return device;
-  }
-
-  @Override
-  public KernelFunction function(String kernel, KernelSignature signature) {
-    lifecycle.checkOpen();
-    return functions.get(kernel, signature, this::bind);
-  }
-
-  private CFunction bind(String kernel, KernelSignature signature) {
+  protected CFunction bind(String kernel, KernelSignature signature) {
     MemorySegment symbol =
         lookup
             .find(kernel)
             .orElseThrow(
                 () ->
                     new DeviceException(
-                        device.name()
+                        device().name()
                             + ": C kernel library "
-                            + name
+                            + moduleName()
                             + " ("
                             + file
                             + ") has no function "
@@ -74,27 +65,13 @@ final class CModule implements KernelModule {
     // Generated kernels return an allocation status (see CCodegen); hand-written ones nothing.
     boolean status = lookup.find(CpuDevice.STATUS_ABI_SYMBOL).isPresent();
     MethodHandle handle =
-        device
+        device()
             .linker()
             .downcallHandle(
                 symbol,
                 status
                     ? FunctionDescriptor.of(ValueLayout.JAVA_LONG, layouts)
                     : FunctionDescriptor.ofVoid(layouts));
-    return new CFunction(device, kernel, signature, handle, lifecycle);
-  }
-
-  /**
-   * The library stays loaded (see {@link CpuDevice#loadModule}); the module is released after the
-   * launches in flight, and its functions no longer launch.
-   */
-  @Override
-  public void close() {
-    lifecycle.close();
-  }
-
-  @Override
-  public String toString() {
-    return "C module " + name + " on " + device.name();
+    return new CFunction(device(), kernel, signature, handle, lifecycle());
   }
 }

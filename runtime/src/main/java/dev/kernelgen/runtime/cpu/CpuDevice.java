@@ -1,17 +1,11 @@
 package dev.kernelgen.runtime.cpu;
 
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.runtime.DataType;
-import dev.kernelgen.runtime.Device;
-import dev.kernelgen.runtime.DeviceBuffer;
 import dev.kernelgen.runtime.DeviceException;
-import dev.kernelgen.runtime.DeviceTimer;
 import dev.kernelgen.runtime.Devices;
-import dev.kernelgen.runtime.HostBuffer;
 import dev.kernelgen.runtime.KernelBinary;
 import dev.kernelgen.runtime.KernelModule;
-import dev.kernelgen.runtime.Lifecycle;
-import dev.kernelgen.runtime.backend.WallClockTimer;
+import dev.kernelgen.runtime.backend.HostDevice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
@@ -23,34 +17,27 @@ import java.nio.file.Path;
  * kernel is one call (the generated C loops over the whole domain, in parallel where scheduled so)
  * and the launch geometry is ignored.
  */
-public final class CpuDevice implements Device {
+public final class CpuDevice extends HostDevice {
   private final NativeLibraryCache cache;
   private final Linker linker = Linker.nativeLinker();
-  private final Lifecycle lifecycle = new Lifecycle(this);
 
   /**
-   * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
-   * process, and closing it does nothing, since other users hold it too.
+   * @param shared whether this is the process-wide device of {@link Devices}, which closing leaves
+   *     open
    */
-  private volatile boolean shared;
-
-  /** Makes this the process-wide device of its target (see {@link #close}). */
-  void markShared() {
-    shared = true;
-  }
-
-  CpuDevice(NativeLibraryCache cache) {
+  CpuDevice(NativeLibraryCache cache, boolean shared) {
+    super(shared);
     this.cache = cache;
   }
 
   /** A CPU device extracting libraries to {@link NativeLibraryCache#standard()}. */
   public static CpuDevice create() {
-    return new CpuDevice(NativeLibraryCache.standard());
+    return new CpuDevice(NativeLibraryCache.standard(), false);
   }
 
   /** A CPU device extracting libraries to the given cache. */
   public static CpuDevice create(NativeLibraryCache cache) {
-    return new CpuDevice(cache);
+    return new CpuDevice(cache, false);
   }
 
   @Override
@@ -68,17 +55,11 @@ public final class CpuDevice implements Device {
   }
 
   @Override
-  public DeviceBuffer allocate(DataType dtype, long count) {
-    lifecycle.checkOpen();
-    return new HostBuffer(this, lifecycle, dtype, count);
-  }
-
-  @Override
   public KernelModule loadModule(KernelBinary binary) {
     if (!(binary instanceof KernelBinary.C c)) {
       throw new DeviceException(name() + " runs C kernels, not " + binary.describe());
     }
-    lifecycle.checkOpen();
+    lifecycle().checkOpen();
     KernelBinary.C.Library chosen = CpuIsa.select(c);
     byte[] lib = chosen.bytes();
     if (isLinux()
@@ -93,7 +74,7 @@ public final class CpuDevice implements Device {
     Arena arena = Arena.global();
     try {
       SymbolLookup lookup = SymbolLookup.libraryLookup(file, arena);
-      return new CModule(this, c.name(), file, arena, lookup);
+      return new CModule(this, lifecycle(), c.name(), file, arena, lookup);
     } catch (IllegalArgumentException e) {
       throw new DeviceException(
           name()
@@ -108,38 +89,6 @@ public final class CpuDevice implements Device {
               + ElfNeeded.missingDependencies(lib),
           e);
     }
-  }
-
-  @Override
-  public void synchronize() {
-    // C kernels return when they are done.
-    lifecycle.checkOpen();
-  }
-
-  @Override
-  public DeviceTimer timer() {
-    lifecycle.checkOpen();
-    return new WallClockTimer();
-  }
-
-  /**
-   * Waits for the launches in flight; later uses of the device, its modules and its buffers throw
-   * {@link IllegalStateException}. The device of {@link Devices} stays open.
-   */
-  @Override
-  public void close() {
-    if (!shared) {
-      lifecycle.close();
-    }
-  }
-
-  @Override
-  public String toString() {
-    return name();
-  }
-
-  Lifecycle lifecycle() {
-    return lifecycle;
   }
 
   Linker linker() {

@@ -20,10 +20,9 @@ public final class CpuProbe {
 
   private static Devices.Probe run() {
     try {
-      CpuDevice cpu = CpuDevice.create();
+      CpuDevice cpu = new CpuDevice(NativeLibraryCache.standard(), true);
       // Native access must be allowed; a call into libc tells.
       Linker.nativeLinker().defaultLookup().find("strlen").orElseThrow();
-      cpu.markShared();
       return Devices.Probe.found(Target.C, cpu);
     } catch (Throwable t) {
       return Devices.Probe.missing(

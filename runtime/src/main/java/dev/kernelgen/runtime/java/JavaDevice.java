@@ -1,12 +1,9 @@
 package dev.kernelgen.runtime.java;
 
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
 import dev.kernelgen.runtime.DeviceException;
-import dev.kernelgen.runtime.DeviceTimer;
-import dev.kernelgen.runtime.HostBuffer;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.KernelBinary;
 import dev.kernelgen.runtime.KernelFunction;
@@ -14,8 +11,8 @@ import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.KernelSignature;
 import dev.kernelgen.runtime.LaunchConfig;
 import dev.kernelgen.runtime.Lifecycle;
+import dev.kernelgen.runtime.backend.HostDevice;
 import dev.kernelgen.runtime.backend.HostPointers;
-import dev.kernelgen.runtime.backend.WallClockTimer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -39,10 +36,9 @@ import java.util.concurrent.ForkJoinWorkerThread;
  * pool of the thread that starts them, so they neither make threads per call nor compete with the
  * application's work on the common pool.
  */
-public final class JavaDevice implements Device {
+public final class JavaDevice extends HostDevice {
   private static final JavaDevice INSTANCE = new JavaDevice(true);
 
-  private final Lifecycle lifecycle = new Lifecycle(this);
   private static final ForkJoinPool POOL =
       new ForkJoinPool(
           Runtime.getRuntime().availableProcessors(),
@@ -59,11 +55,11 @@ public final class JavaDevice implements Device {
   /** A thread that owns no arena: a segment it cannot access is confined to another thread. */
   private static final Thread NOT_AN_OWNER = Thread.ofPlatform().unstarted(() -> {});
 
-  /** Whether this is the process-wide device, which closing leaves open. */
-  private final boolean shared;
-
+  /**
+   * @param shared whether this is the process-wide device, which closing leaves open
+   */
   private JavaDevice(boolean shared) {
-    this.shared = shared;
+    super(shared);
   }
 
   /** The process-wide Java device; {@link #close()} leaves it open. */
@@ -91,50 +87,17 @@ public final class JavaDevice implements Device {
   }
 
   @Override
-  public DeviceBuffer allocate(DataType dtype, long count) {
-    lifecycle.checkOpen();
-    return new HostBuffer(this, lifecycle, dtype, count);
-  }
-
-  @Override
   public KernelModule loadModule(KernelBinary binary) {
     if (!(binary instanceof KernelBinary.Java j)) {
       throw new DeviceException(name() + " runs Java kernels, not " + binary.describe());
     }
-    lifecycle.checkOpen();
+    lifecycle().checkOpen();
     return new JavaModule(j);
-  }
-
-  @Override
-  public void synchronize() {
-    lifecycle.checkOpen();
   }
 
   /** The pool that runs the kernels and their parallel loops. */
   public static ForkJoinPool pool() {
     return POOL;
-  }
-
-  @Override
-  public DeviceTimer timer() {
-    lifecycle.checkOpen();
-    return new WallClockTimer();
-  }
-
-  /**
-   * Waits for the launches in flight; later uses of the device, its modules and its buffers throw
-   * {@link IllegalStateException}. The process-wide {@link #instance()} stays open.
-   */
-  @Override
-  public void close() {
-    if (!shared) {
-      lifecycle.close();
-    }
-  }
-
-  @Override
-  public String toString() {
-    return name();
   }
 
   private final class JavaModule implements KernelModule {
@@ -144,7 +107,7 @@ public final class JavaDevice implements Device {
 
     JavaModule(KernelBinary.Java binary) {
       this.binary = binary;
-      this.lifecycle = new Lifecycle(this, JavaDevice.this.lifecycle);
+      this.lifecycle = new Lifecycle(this, JavaDevice.this.lifecycle());
     }
 
     @Override
