@@ -82,6 +82,34 @@ public record TuningRecord(
         time, "", List.of());
   }
 
+  /**
+   * A batch of {@code task}'s measurements by {@code measurer} as tuning-log records, stamped with
+   * the same time (seconds) and carrying each measurement's features: what every tuner run appends.
+   */
+  public static List<TuningRecord> of(TuningTask task, Measurer measurer, List<Measurement> batch) {
+    String now =
+        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    List<TuningRecord> out = new ArrayList<>();
+    for (Measurement x : batch) {
+      out.add(
+          new TuningRecord(
+                  task.operator(),
+                  task.target().name(),
+                  measurer.deviceName(),
+                  measurer.versions(),
+                  task.shape(),
+                  x.config(),
+                  x.trace(),
+                  x.status().name(),
+                  x.medianUs(),
+                  x.minUs(),
+                  x.detail(),
+                  now)
+              .withFeatures(x));
+    }
+    return out;
+  }
+
   /** This record with {@code m}'s features (of the current feature set), if it has any. */
   public TuningRecord withFeatures(Measurement m) {
     if (m.features().isEmpty()) {

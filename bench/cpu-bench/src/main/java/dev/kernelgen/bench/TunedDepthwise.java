@@ -14,7 +14,6 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.DepthwiseCpuSpace;
 import dev.kernelgen.topi.Nn;
-import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.Tuner;
 import dev.kernelgen.tune.TuningLog;
 import dev.kernelgen.tune.TuningRecord;
@@ -24,8 +23,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -131,7 +128,7 @@ public final class TunedDepthwise implements OursKernel {
             measurer,
             options,
             previous,
-            batch -> TuningLog.append(logFile, records(task, batch)),
+            batch -> TuningLog.append(logFile, TuningRecord.of(task, measurer, batch)),
             p -> System.out.printf(Locale.ROOT, "    tuning %s: %s%n", label, p.line()));
     double seconds = Duration.between(start, Instant.now()).toMillis() / 1000.0;
     Map<String, Object> t = new LinkedHashMap<>();
@@ -150,27 +147,5 @@ public final class TunedDepthwise implements OursKernel {
     Schedule s = task.schedule(r.best().config());
     PrimFunc f = Lower.lower(s, kernel, op.def().args(), Target.C, null);
     return new KernelgenDepthwise.Prepared(w, fused, KernelgenDepthwise.compile(f));
-  }
-
-  private List<TuningRecord> records(TuningTask t, List<Measurement> batch) {
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    List<TuningRecord> out = new ArrayList<>();
-    for (Measurement x : batch) {
-      out.add(
-          new TuningRecord(
-              t.operator(),
-              t.target().name(),
-              measurer.deviceName(),
-              measurer.versions(),
-              t.shape(),
-              x.config(),
-              x.trace(),
-              x.status().name(),
-              x.medianUs(),
-              x.minUs(),
-              x.detail(),
-              now));
-    }
-    return out;
   }
 }

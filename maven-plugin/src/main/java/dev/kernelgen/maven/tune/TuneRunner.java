@@ -16,8 +16,6 @@ import dev.kernelgen.tune.TuningLog;
 import dev.kernelgen.tune.TuningRecord;
 import dev.kernelgen.tune.TuningTask;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -124,7 +122,7 @@ public final class TuneRunner {
               m,
               o,
               previous,
-              batch -> TuningLog.append(log, records(task, m, batch)),
+              batch -> TuningLog.append(log, TuningRecord.of(task, m, batch)),
               p -> s.info().accept("  " + bar(p.done(), p.planned()) + " " + p.line()));
       out.add(new Tuned(task, r, m.deviceName()));
       String table = table(r, previous, task, m.deviceName());
@@ -188,29 +186,6 @@ public final class TuneRunner {
       measurers.put(t, m);
     }
     return m;
-  }
-
-  static List<TuningRecord> records(TuningTask t, Measurer m, List<Measurement> batch) {
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    List<TuningRecord> out = new ArrayList<>();
-    for (Measurement x : batch) {
-      out.add(
-          new TuningRecord(
-                  t.operator(),
-                  t.target().name(),
-                  m.deviceName(),
-                  m.versions(),
-                  t.shape(),
-                  x.config(),
-                  x.trace(),
-                  x.status().name(),
-                  x.medianUs(),
-                  x.minUs(),
-                  x.detail(),
-                  now)
-              .withFeatures(x));
-    }
-    return out;
   }
 
   /**

@@ -237,7 +237,7 @@ public final class GpuBench {
         m,
         o,
         previous,
-        batch -> TuningLog.append(tuningLog, GpuTuning.records(task, m, batch)),
+        batch -> TuningLog.append(tuningLog, TuningRecord.of(task, m, batch)),
         p -> System.out.println("  tuning " + label + " (" + task.operator() + "): " + p.line()));
   }
 

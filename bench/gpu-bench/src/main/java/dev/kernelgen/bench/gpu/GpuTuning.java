@@ -23,10 +23,7 @@ import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.GpuLimits;
 import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.Measurer;
-import dev.kernelgen.tune.TuningRecord;
 import dev.kernelgen.tune.TuningTask;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -159,29 +156,6 @@ final class GpuTuning {
         fused,
         "_direct",
         (s, k) -> fused ? s.fusedDirect(directConfig(k)) : s.plainDirect(directConfig(k)));
-  }
-
-  /** The trials as tuning-log records. */
-  static List<TuningRecord> records(TuningTask t, Measurer m, List<Measurement> batch) {
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    List<TuningRecord> out = new ArrayList<>();
-    for (Measurement x : batch) {
-      out.add(
-          new TuningRecord(
-              t.operator(),
-              t.target().name(),
-              m.deviceName(),
-              m.versions(),
-              t.shape(),
-              x.config(),
-              x.trace(),
-              x.status().name(),
-              x.medianUs(),
-              x.minUs(),
-              x.detail(),
-              now));
-    }
-    return out;
   }
 
   /** Measures depthwise candidates of one workload on a GPU device. */
