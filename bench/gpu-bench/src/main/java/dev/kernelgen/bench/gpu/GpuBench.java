@@ -59,15 +59,7 @@ public final class GpuBench {
     int onlyAt = List.of(args).indexOf("--only");
     String only = onlyAt >= 0 && onlyAt + 1 < args.length ? args[onlyAt + 1] : null;
     Files.createDirectories(out);
-    Device device =
-        Devices.cuda()
-            .map(d -> (Device) d)
-            .orElseGet(
-                () ->
-                    Devices.openCl()
-                        .orElseThrow(
-                            () ->
-                                new IllegalStateException("no GPU device: " + Devices.describe())));
+    Device device = gpu();
     System.out.printf("gpu-bench on %s (%s)%n", device.name(), device.target());
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("device", device.name());
@@ -577,5 +569,18 @@ public final class GpuBench {
 
   private static void write(Path dir, Map<String, Object> report) throws java.io.IOException {
     Files.writeString(dir.resolve("ours.json"), Json.pretty(report) + "\n");
+  }
+
+  /**
+   * The GPU the benchmarks run on: CUDA, else an OpenCL device, else an error naming what exists.
+   */
+  static Device gpu() {
+    return Devices.cuda()
+        .map(d -> (Device) d)
+        .orElseGet(
+            () ->
+                Devices.openCl()
+                    .orElseThrow(
+                        () -> new IllegalStateException("no GPU device: " + Devices.describe())));
   }
 }

@@ -8,7 +8,6 @@ import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
 import dev.kernelgen.runtime.DeviceTimer;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.cuda.CudaDevice;
 import dev.kernelgen.schedule.Schedule;
@@ -83,15 +82,7 @@ public final class OpsGpuBench {
     }
     List<Map<String, Integer>> configs = convConfigs(convConfigs);
     Files.createDirectories(out);
-    Device device =
-        Devices.cuda()
-            .map(d -> (Device) d)
-            .orElseGet(
-                () ->
-                    Devices.openCl()
-                        .orElseThrow(
-                            () ->
-                                new IllegalStateException("no GPU device: " + Devices.describe())));
+    Device device = GpuBench.gpu();
     System.out.printf("ops-gpu-bench on %s (%s)%n", device.name(), device.target());
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("device", device.name());
