@@ -137,9 +137,10 @@ if [[ $cmd == tests ]]; then
   mkdir -p "$out"
   dirs=$(cd .device/test && ls -d runtime gpu-bench maven-plugin measure 2>/dev/null)
   # Architecture tests (ArchUnit, which does not travel) and source scans run here, not there.
-  # KG_TESTS_EXCLUDE: a regex of test classes to leave out (e.g. CPU-only ones that are slow).
+  # KG_TESTS_EXCLUDE: a regex of test classes to leave out (e.g. CPU-only ones that are slow);
+  # KG_TESTS_ONLY: a regex of the test classes to run (default: all).
   classes=$(cd .device/test && find $dirs -name '*Test.class' | grep -v -E 'PackagesTest|ApiTest|CyclesTest|NoOtherMeasurementPathTest' |
-    grep -v -E "${KG_TESTS_EXCLUDE:-^$}" |
+    grep -v -E "${KG_TESTS_EXCLUDE:-^$}" | grep -E "${KG_TESTS_ONLY:-.}" |
     sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
   cp_tests=".device/lib/*:.device/test/lib/*:.device/test/maven-plugin-main"
   for d in $dirs; do cp_tests+=":.device/test/$d"; done
