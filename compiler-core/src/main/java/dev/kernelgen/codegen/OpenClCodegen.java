@@ -54,12 +54,13 @@ public final class OpenClCodegen extends GpuPrinter {
             v -> typeName(v.dtype()) + " " + name(v));
     line("__kernel void " + f.name() + "(" + params + ") {");
     indent();
+    boolean barriers = !sharedAllocations(f.body()).isEmpty();
     for (Allocate a : sharedAllocations(f.body())) {
       long size = requireConstantSize(a);
       String n = names.bind(a.buffer(), a.buffer().name());
       line("__local " + elementType(a.buffer().dtype()) + " " + n + "[" + size + "];");
     }
-    stmt(f.body());
+    stmt(barriers ? UnguardedPrivateInit.apply(f.body()) : f.body());
     dedent();
     line("}");
   }
