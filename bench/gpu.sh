@@ -16,6 +16,9 @@
 #   bench/gpu.sh sample OUT     on the GPU machine: the depthwise sample's launchers on every device
 #   bench/gpu.sh tune OUT       on the GPU machine: kernels:tune (Maven, offline) of the sample's
 #                               thread-pair operator on CUDA: the article's table
+#   bench/gpu.sh floor OUT      on the GPU machine: every library operator's untuned pick and the
+#                               sample's schedules against the naive loop nest of their own compute
+#                               (the floor), on C and CUDA, to OUT/floor.json and OUT/floor.txt
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel, every library operator's GPU schedules (each
 #                               one's default and the explicit matmul / conv2d / softmax ones) and
@@ -171,6 +174,13 @@ if [[ $cmd == tune ]]; then
     dev.kernelgen:kernelgen-maven-plugin:0.1.0-SNAPSHOT:tune -Dkernels.targets=CUDA \
     -Dkernels.tune.operators=depthwiseThreadPairs -Dkernels.tune.trials=36 \
     -Dkernels.tuningDirectory="$out/tuning" 2>&1 | tee "$out/kernels-tune.txt"
+  exit 0
+fi
+
+if [[ $cmd == floor ]]; then
+  out=${2:?usage: bench/gpu.sh floor OUT_DIR}
+  mkdir -p "$out"
+  "${java[@]}" dev.kernelgen.bench.gpu.FloorBench "$out/floor.json" "${@:3}" 2>&1 | tee "$out/floor.txt"
   exit 0
 fi
 
