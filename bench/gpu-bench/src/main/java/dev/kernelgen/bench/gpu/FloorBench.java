@@ -184,8 +184,18 @@ public final class FloorBench {
       }
       for (var e : measurers.entrySet()) {
         Target t = e.getKey();
-        Measurement floor = time(e.getValue(), op, t, true);
-        Measurement pick = time(e.getValue(), op, t, false);
+        Measurement floor;
+        Measurement pick;
+        try {
+          floor = time(e.getValue(), op, t, true);
+          pick = time(e.getValue(), op, t, false);
+        } catch (RuntimeException x) {
+          // A measurer reports a candidate's failure as a measurement; anything else (the
+          // reference, the device) is this row's failure, not the table's.
+          rows.add(Map.of("operator", op.name(), "target", t.name(), "detail", String.valueOf(x)));
+          System.out.printf("%-38s %-5s failed: %s%n", op.name(), t, x);
+          continue;
+        }
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("operator", op.name());
         r.put("target", t.name());
