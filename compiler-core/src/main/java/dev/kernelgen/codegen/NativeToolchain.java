@@ -1,23 +1,15 @@
 package dev.kernelgen.codegen;
 
 import dev.kernelgen.diag.UserError;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The native compilers that turn generated source into loadable code: a C compiler ({@code cc},
@@ -29,6 +21,12 @@ import java.util.concurrent.TimeUnit;
  * <p>A missing tool is a {@link UserError} that names the tool, where it was looked for and how to
  * configure it; a failed compilation keeps the source it wrote and quotes the compiler's output.
  * Fast-math flags are not used: kernels are compared with an exact oracle.
+ *
+ * <p>This class is the configuration and the public face; the work is done by package-private
+ * classes, one concept each: {@link ToolSearch} (where a tool is), {@link CompilerProcess} (a
+ * compiler run under a timeout, the one place that starts a process), {@link CLibraryBuild} (a C
+ * shared library per ISA level), {@link IsaLevels} (the levels this CPU runs) and {@link CudaBuild}
+ * (PTX, cubins and fatbins).
  */
 public final class NativeToolchain {
   /**
@@ -46,20 +44,7 @@ public final class NativeToolchain {
   public static final List<String> DEFAULT_ISA_LEVELS =
       List.of("x86-64-v2", "x86-64-v3", "x86-64-v4");
 
-  /**
-   * Linker flags of every shared library: the libgcc helpers linked in, and the symbol versions of
-   * glibc kept to what the code needs. (libgomp stays a dynamic dependency: Debian's and most
-   * distributions' {@code libgomp.a} is not position-independent; the runtime checks for it.)
-   */
-  static final List<String> LINK_FLAGS = List.of("-static-libgcc", "-Wl,--as-needed");
-
   private static final long DEFAULT_TIMEOUT_SECONDS = 600;
-
-  /** Runs the C compiles of several ISA levels at once, one per processor. */
-  private static final ExecutorService COMPILES =
-      Executors.newFixedThreadPool(
-          Math.max(1, Runtime.getRuntime().availableProcessors()),
-          Thread.ofPlatform().daemon().name("kernelgen-cc-", 0).factory());
 
   private final Path cc;
   private final Path nvcc;
@@ -153,80 +138,29 @@ public final class NativeToolchain {
     return cFlags;
   }
 
+  /** The limit on one compiler run, in seconds. */
+  long timeoutSeconds() {
+    return timeoutSeconds;
+  }
+
   /** The C compiler, if configured and present or found. */
   public Optional<Path> findCc() {
-    return find(cc, List.of("cc", "gcc", "clang"), List.of());
+    return ToolSearch.CC.find(cc, searchPath);
   }
 
   /** nvcc, if configured and present or found. */
   public Optional<Path> findNvcc() {
-    return find(nvcc, List.of("nvcc"), cudaDirs());
+    return ToolSearch.nvcc().find(nvcc, searchPath);
   }
 
   /** The C compiler, else a user error that says where it was looked for. */
   public Path cc() {
-    return findCc()
-        .orElseThrow(
-            () -> missing("C compiler", cc, List.of("cc", "gcc", "clang"), List.of(), "withCc"));
+    return findCc().orElseThrow(() -> ToolSearch.CC.missing(cc, searchPath));
   }
 
   /** nvcc, else a user error that says where it was looked for. */
   public Path nvcc() {
-    return findNvcc()
-        .orElseThrow(() -> missing("CUDA compiler", nvcc, List.of("nvcc"), cudaDirs(), "withNvcc"));
-  }
-
-  private static List<Path> cudaDirs() {
-    List<Path> dirs = new ArrayList<>();
-    String home = System.getenv("CUDA_HOME");
-    if (home != null && !home.isEmpty()) {
-      dirs.add(Path.of(home, "bin"));
-    }
-    dirs.add(Path.of("/usr/local/cuda/bin"));
-    return dirs;
-  }
-
-  private Optional<Path> find(Path configured, List<String> names, List<Path> extraDirs) {
-    if (configured != null) {
-      return Files.isExecutable(configured) ? Optional.of(configured) : Optional.empty();
-    }
-    List<Path> dirs = new ArrayList<>(searchPath);
-    dirs.addAll(extraDirs);
-    for (String n : names) {
-      for (Path d : dirs) {
-        Path p = d.resolve(n);
-        if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-          return Optional.of(p);
-        }
-      }
-    }
-    return Optional.empty();
-  }
-
-  private UserError missing(
-      String what, Path configured, List<String> names, List<Path> extraDirs, String setter) {
-    if (configured != null) {
-      return new UserError(
-          what
-              + " "
-              + configured
-              + " (configured explicitly) does not exist or is not executable; fix the"
-              + " configured path (NativeToolchain."
-              + setter
-              + ") or leave it unset to search PATH");
-    }
-    List<Path> dirs = new ArrayList<>(searchPath);
-    dirs.addAll(extraDirs);
-    return new UserError(
-        what
-            + " not found: looked for "
-            + String.join(", ", names)
-            + " in "
-            + (dirs.isEmpty() ? "no directories (PATH is empty)" : dirs.toString())
-            + "; install one, add its directory to PATH, or configure its path explicitly"
-            + " (NativeToolchain."
-            + setter
-            + ")");
+    return findNvcc().orElseThrow(() -> ToolSearch.nvcc().missing(nvcc, searchPath));
   }
 
   /**
@@ -245,21 +179,7 @@ public final class NativeToolchain {
    * @throws UserError when there is no C compiler or the source does not compile
    */
   public void compileSharedLibrary(String cSource, Path out, String isaLevel) {
-    Path tool = cc();
-    Path dir = tempDir("kernelgen-cc");
-    Path src = dir.resolve("kernels.c");
-    write(src, cSource);
-    List<String> cmd = new ArrayList<>();
-    cmd.add(tool.toString());
-    cmd.addAll(cFlags);
-    cmd.add("-march=" + isaLevel);
-    cmd.add(src.toString());
-    cmd.add("-o");
-    cmd.add(out.toAbsolutePath().toString());
-    cmd.addAll(LINK_FLAGS);
-    cmd.add("-lm");
-    run(cmd, src, timeoutSeconds);
-    delete(dir);
+    CLibraryBuild.build(this, cSource, out, isaLevel);
   }
 
   /**
@@ -269,8 +189,7 @@ public final class NativeToolchain {
    * @return the libraries by level, in the order of {@link #isaLevels()}
    * @throws UserError when there is no C compiler or a level fails to compile (naming it)
    */
-  public Map<String, Path> compileSharedLibraries(
-      String cSource, java.util.function.Function<String, Path> out) {
+  public Map<String, Path> compileSharedLibraries(String cSource, Function<String, Path> out) {
     Map<String, String> sources = new LinkedHashMap<>();
     for (String level : isaLevels) {
       sources.put(level, cSource);
@@ -286,36 +205,8 @@ public final class NativeToolchain {
    * @throws UserError when there is no C compiler or a level fails to compile (naming it)
    */
   public Map<String, Path> compileSharedLibraries(
-      Map<String, String> sourceByLevel, java.util.function.Function<String, Path> out) {
-    cc();
-    Map<String, Path> paths = new LinkedHashMap<>();
-    for (String level : sourceByLevel.keySet()) {
-      paths.put(level, out.apply(level));
-    }
-    List<CompletableFuture<Void>> runs = new ArrayList<>();
-    for (var e : paths.entrySet()) {
-      runs.add(
-          CompletableFuture.runAsync(
-              () -> {
-                try {
-                  compileSharedLibrary(sourceByLevel.get(e.getKey()), e.getValue(), e.getKey());
-                } catch (UserError u) {
-                  throw new UserError("ISA level " + e.getKey() + ": " + u.getMessage(), u);
-                }
-              },
-              COMPILES));
-    }
-    for (CompletableFuture<Void> r : runs) {
-      try {
-        r.join();
-      } catch (CompletionException e) {
-        if (e.getCause() instanceof RuntimeException re) {
-          throw re;
-        }
-        throw e;
-      }
-    }
-    return paths;
+      Map<String, String> sourceByLevel, Function<String, Path> out) {
+    return CLibraryBuild.buildAll(this, sourceByLevel, out);
   }
 
   /**
@@ -326,72 +217,17 @@ public final class NativeToolchain {
    * @throws UserError when there is no C compiler
    */
   public String nativeIsaLevel() {
-    Path dir = tempDir("kernelgen-isa");
-    String macros;
-    try {
-      macros =
-          run(
-              List.of(cc().toString(), "-march=native", "-dM", "-E", "-x", "c", "/dev/null"),
-              dir,
-              timeoutSeconds);
-    } finally {
-      delete(dir);
-    }
-    String best = "native";
-    for (String level : isaLevels) {
-      List<String> needs = ISA_MACROS.get(level);
-      if (needs != null
-          && needs.stream().allMatch(m -> macros.contains("#define " + m + " "))
-          && (best.equals("native") || ISA_ORDER.indexOf(level) > ISA_ORDER.indexOf(best))) {
-        best = level;
-      }
-    }
-    return best;
+    return IsaLevels.nativeLevel(this);
   }
-
-  private static final List<String> ISA_ORDER = List.of("x86-64-v2", "x86-64-v3", "x86-64-v4");
-
-  /** The compiler's predefined macros that each psABI level implies (its and the lower ones'). */
-  private static final Map<String, List<String>> ISA_MACROS =
-      Map.of(
-          "x86-64-v2",
-          List.of("__SSE4_2__", "__POPCNT__", "__SSSE3__"),
-          "x86-64-v3",
-          List.of(
-              "__SSE4_2__",
-              "__POPCNT__",
-              "__SSSE3__",
-              "__AVX2__",
-              "__FMA__",
-              "__BMI2__",
-              "__F16C__",
-              "__LZCNT__",
-              "__MOVBE__"),
-          "x86-64-v4",
-          List.of(
-              "__SSE4_2__",
-              "__POPCNT__",
-              "__SSSE3__",
-              "__AVX2__",
-              "__FMA__",
-              "__BMI2__",
-              "__F16C__",
-              "__LZCNT__",
-              "__MOVBE__",
-              "__AVX512F__",
-              "__AVX512BW__",
-              "__AVX512CD__",
-              "__AVX512DQ__",
-              "__AVX512VL__"));
 
   /** The version line of a tool ({@code cc --version}'s first line), for build digests. */
   public String version(Path tool) {
-    Path dir = tempDir("kernelgen-version");
+    Path dir = CompilerProcess.tempDir("kernelgen-version");
     try {
-      String out = run(List.of(tool.toString(), "--version"), dir, timeoutSeconds);
+      String out = CompilerProcess.run(List.of(tool.toString(), "--version"), dir, timeoutSeconds);
       return out.strip();
     } finally {
-      delete(dir);
+      CompilerProcess.delete(dir);
     }
   }
 
@@ -401,7 +237,8 @@ public final class NativeToolchain {
    * @throws UserError when there is no nvcc or the source does not compile
    */
   public String compilePtx(String cudaSource, String arch) {
-    return new String(nvccCompile(cudaSource, "-ptx", arch, "kernels.ptx"), StandardCharsets.UTF_8);
+    return new String(
+        CudaBuild.single(this, cudaSource, "-ptx", arch, "kernels.ptx"), StandardCharsets.UTF_8);
   }
 
   /**
@@ -410,7 +247,7 @@ public final class NativeToolchain {
    * @throws UserError when there is no nvcc or the source does not compile
    */
   public byte[] compileCubin(String cudaSource, String sm) {
-    return nvccCompile(cudaSource, "-cubin", sm, "kernels.cubin");
+    return CudaBuild.single(this, cudaSource, "-cubin", sm, "kernels.cubin");
   }
 
   /**
@@ -423,40 +260,7 @@ public final class NativeToolchain {
    *     compile
    */
   public Fatbin compileFatbin(String cudaSource, List<String> sms) {
-    UserError.check(!sms.isEmpty(), "no CUDA architecture to build for (for example sm_90)");
-    List<Integer> numbers = new ArrayList<>();
-    for (String a : sms) {
-      UserError.check(
-          a.matches("(sm|compute)_[0-9]+"), "CUDA architecture '%s' is not of the form sm_90", a);
-      int n = Integer.parseInt(a.substring(a.indexOf('_') + 1));
-      if (!numbers.contains(n)) {
-        numbers.add(n);
-      }
-    }
-    numbers.sort(null);
-    Path tool = nvcc();
-    Path dir = tempDir("kernelgen-nvcc");
-    Path src = dir.resolve("kernels.cu");
-    Path out = dir.resolve("kernels.fatbin");
-    write(src, cudaSource);
-    List<String> cmd = new ArrayList<>(List.of(tool.toString(), "-fatbin"));
-    List<String> holds = new ArrayList<>();
-    for (int n : numbers) {
-      cmd.add("-gencode=arch=compute_" + n + ",code=sm_" + n);
-      holds.add("sm_" + n);
-    }
-    int newest = numbers.getLast();
-    cmd.add("-gencode=arch=compute_" + newest + ",code=compute_" + newest);
-    holds.add("compute_" + newest);
-    cmd.addAll(List.of(src.toString(), "-o", out.toString()));
-    run(cmd, src, timeoutSeconds);
-    try {
-      byte[] bytes = Files.readAllBytes(out);
-      delete(dir);
-      return new Fatbin(bytes, holds);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return CudaBuild.fatbin(this, cudaSource, sms);
   }
 
   /**
@@ -468,132 +272,6 @@ public final class NativeToolchain {
   public record Fatbin(byte[] bytes, List<String> architectures) {
     public Fatbin {
       architectures = List.copyOf(architectures);
-    }
-  }
-
-  private byte[] nvccCompile(String source, String mode, String arch, String outName) {
-    UserError.check(
-        arch.matches("(compute|sm)_[0-9]+[a-z]?"),
-        "CUDA architecture '%s' is not of the form compute_90 or sm_90",
-        arch);
-    Path tool = nvcc();
-    Path dir = tempDir("kernelgen-nvcc");
-    Path src = dir.resolve("kernels.cu");
-    Path out = dir.resolve(outName);
-    write(src, source);
-    run(
-        List.of(tool.toString(), mode, "-arch=" + arch, src.toString(), "-o", out.toString()),
-        src,
-        timeoutSeconds);
-    try {
-      byte[] bytes = Files.readAllBytes(out);
-      delete(dir);
-      return bytes;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /**
-   * Runs a compiler and returns its output; on failure the source file stays, and the message
-   * quotes the output. The output is drained by another thread, so that the timeout holds however
-   * much or little the tool prints; past it, the tool and every process it started are killed.
-   */
-  static String run(List<String> cmd, Path source, long timeoutSeconds) {
-    Process p;
-    try {
-      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    } catch (IOException e) {
-      throw new UserError("could not start " + cmd.get(0) + ": " + e.getMessage(), e);
-    }
-    ByteArrayOutputStream output = new ByteArrayOutputStream();
-    Thread reader =
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try (var in = p.getInputStream()) {
-                    in.transferTo(output);
-                  } catch (IOException e) {
-                    // The process was killed: what was read so far is kept.
-                  }
-                });
-    try {
-      p.getOutputStream().close();
-      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        killTree(p);
-        throw new UserError(
-            cmd.get(0)
-                + " did not finish within "
-                + timeoutSeconds
-                + " s compiling "
-                + source
-                + "; it and its child processes were killed");
-      }
-      reader.join(TimeUnit.SECONDS.toMillis(10));
-    } catch (IOException e) {
-      killTree(p);
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      killTree(p);
-      Thread.currentThread().interrupt();
-      throw new UserError("interrupted while compiling " + source, e);
-    }
-    String text = output.toString(StandardCharsets.UTF_8); // synchronized with the reader's writes
-    if (p.exitValue() != 0) {
-      throw new UserError(
-          "compiling "
-              + source
-              + " failed (exit "
-              + p.exitValue()
-              + "): "
-              + String.join(" ", cmd)
-              + "\n"
-              + text.strip());
-    }
-    return text;
-  }
-
-  /** Kills a process and all its descendants, children first collected so that none escape. */
-  private static void killTree(Process p) {
-    List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
-    p.destroyForcibly();
-    for (ProcessHandle h : all) {
-      h.destroyForcibly();
-    }
-    // Children that the killed ones started between the two looks.
-    for (ProcessHandle h : all) {
-      h.descendants().forEach(ProcessHandle::destroyForcibly);
-    }
-    try {
-      p.waitFor(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static Path tempDir(String prefix) {
-    try {
-      return Files.createTempDirectory(prefix);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void write(Path file, String text) {
-    try {
-      Files.writeString(file, text);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void delete(Path dir) {
-    try (var files = Files.walk(dir)) {
-      for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(f);
-      }
-    } catch (IOException e) {
-      // A leftover temporary directory is harmless.
     }
   }
 }

@@ -18,12 +18,13 @@ import org.junit.jupiter.api.Test;
  * candidate, calls the toolchain's compile methods, or times a kernel. A source scan of every
  * module's {@code src/main/java} (the repository root is this module's parent directory).
  *
- * <p>The rule: {@code codegen.NativeToolchain} is the one class that spawns cc and nvcc, and only
- * {@code measure} (tuning candidates) and the driver's {@code ModuleEmitter} (the shipped libraries
- * and fatbins) call its compile methods. The driver cannot go through this module's measurers:
- * {@code measure} depends on {@code compiler-core}, not the other way round, and a build compiles
- * but does not run or time. Timing (the runtime's {@code DeviceTimer}, {@code System.nanoTime}) is
- * the runtime's (which implements the timers) and this module's.
+ * <p>The rule: {@code codegen.CompilerProcess} (behind {@code codegen.NativeToolchain}) is the one
+ * class of the compiler that spawns cc and nvcc, and only {@code measure} (tuning candidates) and
+ * the driver's {@code ModuleEmitter} (the shipped libraries and fatbins) call its compile methods.
+ * The driver cannot go through this module's measurers: {@code measure} depends on {@code
+ * compiler-core}, not the other way round, and a build compiles but does not run or time. Timing
+ * (the runtime's {@code DeviceTimer}, {@code System.nanoTime}) is the runtime's (which implements
+ * the timers) and this module's.
  */
 class NoOtherMeasurementPathTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -37,7 +38,7 @@ class NoOtherMeasurementPathTest {
   /** Where each rule allows its pattern (paths relative to the root, prefixes). */
   static final List<String> MAY_SPAWN =
       List.of(
-          "compiler-core/src/main/java/dev/kernelgen/codegen/NativeToolchain.java",
+          "compiler-core/src/main/java/dev/kernelgen/codegen/CompilerProcess.java",
           "measure/src/main/java/dev/kernelgen/measure/CHarnessMeasurer.java");
 
   static final List<String> MAY_COMPILE =
@@ -90,7 +91,7 @@ class NoOtherMeasurementPathTest {
         code(
             Files.readString(
                 ROOT.resolve(
-                    "compiler-core/src/main/java/dev/kernelgen/codegen/NativeToolchain.java")));
+                    "compiler-core/src/main/java/dev/kernelgen/codegen/CompilerProcess.java")));
     assertThat(SPAWN.matcher(tc).find()).isTrue();
     String dm =
         code(

@@ -11,6 +11,7 @@ import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.KernelSignature;
 import dev.kernelgen.runtime.LaunchConfig;
 import dev.kernelgen.runtime.Lifecycle;
+import dev.kernelgen.runtime.backend.FunctionCache;
 import dev.kernelgen.runtime.backend.HostDevice;
 import dev.kernelgen.runtime.backend.HostPointers;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +21,6 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 
@@ -102,7 +102,7 @@ public final class JavaDevice extends HostDevice {
 
   private final class JavaModule implements KernelModule {
     private final KernelBinary.Java binary;
-    private final ConcurrentHashMap<String, JavaFunction> functions = new ConcurrentHashMap<>();
+    private final FunctionCache<JavaFunction> functions = new FunctionCache<>("Java kernel");
     private final Lifecycle lifecycle;
 
     JavaModule(KernelBinary.Java binary) {
@@ -118,7 +118,7 @@ public final class JavaDevice extends HostDevice {
     @Override
     public KernelFunction function(String name, KernelSignature signature) {
       lifecycle.checkOpen();
-      return functions.computeIfAbsent(name, n -> bind(n, signature));
+      return functions.get(name, signature, this::bind);
     }
 
     private JavaFunction bind(String name, KernelSignature signature) {

@@ -89,6 +89,26 @@ class JavaDeviceTest {
   }
 
   /**
+   * A kernel bound once is not handed out again under another signature (as the CUDA, OpenCL and C
+   * modules' function caches refuse it): the second lookup fails naming both signatures.
+   */
+  @Test
+  void aSecondLookupWithAnotherSignatureIsRefusedNamingBoth() {
+    KernelSignature bound = KernelSignature.of(POINTER, INT32);
+    KernelSignature other = KernelSignature.of(POINTER, KernelSignature.ParamKind.INT64);
+    try (KernelModule m = java.loadModule(new KernelBinary.Java(Kernels.class));
+        HostTensor x = HostTensor.of(new float[] {1, 2})) {
+      KernelFunction add = m.function("addOne", bound);
+      assertThatThrownBy(() -> m.function("addOne", other))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("Java kernel addOne was bound with " + bound + ", not " + other);
+      assertThat(m.function("addOne", bound)).isSameAs(add);
+      add.launch(LaunchConfig.HOST, x, 2);
+      assertThat(x.toFloatArray()).containsExactly(2, 3);
+    }
+  }
+
+  /**
    * Parallel loops of every launch run on the device's one pool (made once, a worker per
    * processor), not on the common pool or on threads made per call.
    */
