@@ -67,14 +67,29 @@ public final class KernelDriver {
    * on the request's log.
    */
   public static List<TuningTask> tuningTasks(GenerateRequest request) {
+    return tuningTasks(request, false);
+  }
+
+  /**
+   * As above; with {@code raceGenerated}, an operator whose schedule comes from a spec method or a
+   * library template also gets a task over the generated schedules' space, under the same operator
+   * name, so that the faster of the two spaces' records is the one {@code generate} embeds.
+   */
+  public static List<TuningTask> tuningTasks(GenerateRequest request, boolean raceGenerated) {
     KernelDriver d = new KernelDriver(request);
     List<TuningTask> out = new ArrayList<>();
     for (SpecSource s : request.specs()) {
       LibrarySpec lib = SpecReader.read(s);
-      out.addAll(new LibraryBuild(request, d.errors, lib, request.resourcesDir()).tasks());
+      out.addAll(
+          new LibraryBuild(request, d.errors, lib, request.resourcesDir()).tasks(raceGenerated));
     }
     out.sort(Comparator.comparing(TuningTask::operator).thenComparing(TuningTask::kernelName));
     return out;
+  }
+
+  /** Whether {@code task} searches the generated schedules' space (its knobs include "sketch"). */
+  public static boolean generatedSchedules(TuningTask task) {
+    return task.space().knobs().containsKey(dev.kernelgen.autosched.AutoScheduler.SKETCH);
   }
 
   /** {@code META-INF/kernels/<library>}: where a library's kernels lie among the resources. */

@@ -4,6 +4,7 @@ import static dev.kernelgen.driver.KernelDriver.WIDE_SUFFIX;
 import static dev.kernelgen.driver.KernelDriver.context;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.codegen.JavaCodegen;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.LibraryModel.Build;
@@ -22,6 +23,7 @@ import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.topi.DefaultSchedules;
 import dev.kernelgen.tune.TuningTask;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -68,7 +70,12 @@ final class LibraryBuild {
         request.targets());
   }
 
-  List<TuningTask> tasks() {
+  /**
+   * The tuning tasks of every operator variant of fixed shape and native target; with {@code
+   * raceGenerated}, also the generated schedules' space where a schedule method or a template
+   * decides.
+   */
+  List<TuningTask> tasks(boolean raceGenerated) {
     List<TuningTask> out = new ArrayList<>();
     for (OperatorSpec op : lib.operators()) {
       String where = SpecReader.where(op.source(), op.method());
@@ -111,6 +118,22 @@ final class LibraryBuild {
                   vdef,
                   knobs -> ScheduleChoice.schedule(op, m, vdef, t, knobs, w),
                   fn));
+          // Where a schedule method or a library template decides, the generated schedules race
+          // it: a second task of the same operator over the auto-scheduler's space (its records
+          // set knob "sketch", which routes them to the generated schedule); generate embeds the
+          // fastest record of either.
+          if (raceGenerated && (m != null || DefaultSchedules.usesTemplate(t, vdef))) {
+            out.add(
+                new TuningTask(
+                    lib.name() + "/" + op.name(),
+                    t,
+                    vdef,
+                    knobs ->
+                        context(
+                            w + ", generated",
+                            () -> AutoScheduler.generate(t, vdef.outputs(), knobs)),
+                    fn));
+          }
         }
       }
     }

@@ -3,6 +3,7 @@ package dev.kernelgen.driver;
 import static dev.kernelgen.driver.KernelDriver.context;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.SpecReader.LibrarySpec;
@@ -202,6 +203,10 @@ final class ScheduleChoice {
       OperatorSpec op, Method m, OperatorDef def, Target target, Knobs knobs, String where) {
     if (m == null) {
       return context(where, () -> DefaultSchedules.forTarget(target, def, knobs));
+    }
+    if (DefaultSchedules.generatedConfiguration(knobs)) {
+      // A record of the generated schedules, which kernels:tune races against the method's.
+      return context(where, () -> AutoScheduler.schedule(target, def.outputs(), knobs));
     }
     if (m.getReturnType() == Schedule.class) {
       Schedule s = (Schedule) SpecReader.call(op.source(), m, def, knobs);

@@ -43,10 +43,31 @@ public final class DefaultSchedules {
    * untuned pick or at the configured knobs.
    */
   public static Schedule forTarget(Target target, OperatorDef op, Knobs knobs) {
-    if (op.outputs().size() == 1 && hasTemplate(target, op)) {
+    if (generatedConfiguration(knobs)) {
+      return dev.kernelgen.autosched.AutoScheduler.schedule(target, op.outputs(), knobs);
+    }
+    if (usesTemplate(target, op)) {
       return OpSchedules.defaultSchedule(target, op.output(), knobs);
     }
     return dev.kernelgen.autosched.AutoScheduler.schedule(target, op.outputs(), knobs);
+  }
+
+  /**
+   * Whether {@code knobs} are a configuration of the generated schedules (a tuning record of the
+   * auto-scheduler's space, which always sets its {@code sketch} knob), so that they select the
+   * generated schedule even where a template or a schedule method exists: {@code kernels:tune}
+   * races the two, and the faster one's record wins.
+   */
+  public static boolean generatedConfiguration(Knobs knobs) {
+    return knobs.configuredValues().containsKey(dev.kernelgen.autosched.AutoScheduler.SKETCH);
+  }
+
+  /**
+   * Whether {@link #forTarget} gives {@code op} a library template for {@code target} (a matmul or
+   * conv2d that lowers at the template's defaults) rather than a generated schedule.
+   */
+  public static boolean usesTemplate(Target target, OperatorDef op) {
+    return op.outputs().size() == 1 && hasTemplate(target, op);
   }
 
   /** Whether {@code op} has a library template for {@code target} that lowers. */

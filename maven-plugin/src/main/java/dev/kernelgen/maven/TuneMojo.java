@@ -85,6 +85,14 @@ public final class TuneMojo extends AbstractMojo {
   @Parameter(property = "kernels.cpuIsaLevels", defaultValue = "x86-64-v2,x86-64-v3,x86-64-v4")
   private List<String> cpuIsaLevels;
 
+  /**
+   * Also tune the generated schedules (the auto-scheduler's space) of operators whose schedule
+   * comes from a {@code @ScheduleFor} method or a library template, under the same budget per
+   * search; {@code generate} then embeds whichever record is faster.
+   */
+  @Parameter(property = "kernels.tune.raceGenerated", defaultValue = "true")
+  private boolean raceGenerated;
+
   @Parameter(defaultValue = "${project}", readonly = true, required = true)
   private MavenProject project;
 
@@ -108,6 +116,7 @@ public final class TuneMojo extends AbstractMojo {
             Duration.ofSeconds(timeLimitSeconds),
             repeats,
             MojoParameters.isaLevels(cpuIsaLevels),
+            raceGenerated,
             line -> getLog().info(line));
     try {
       TuneRunner.run(s);

@@ -54,7 +54,7 @@ public final class TuneRunner {
         .toolchain(tc)
         .resourcesDir(s.tuningDirectory().resolve("unused"))
         .log(s.info());
-    List<TuningTask> tasks = KernelDriver.tuningTasks(req.build());
+    List<TuningTask> tasks = KernelDriver.tuningTasks(req.build(), s.raceGenerated());
     tasks =
         tasks.stream()
             .filter(
@@ -106,7 +106,8 @@ public final class TuneRunner {
                   Locale.ROOT,
                   "tuning %s (%s) for %s on %s: %d configuration(s) of %s",
                   task.operator(),
-                  task.kernelName(),
+                  task.kernelName()
+                      + (KernelDriver.generatedSchedules(task) ? ", generated schedules" : ""),
                   task.target(),
                   m.deviceName(),
                   size,

@@ -26,6 +26,8 @@ import java.util.function.Consumer;
  * @param repeats timed samples per C candidate
  * @param cpuIsaLevels the ISA levels {@code generate} builds; C is measured at the best of them
  *     this CPU runs, and the records say which
+ * @param raceGenerated also search the generated schedules' space of operators whose schedule comes
+ *     from a spec method or a library template (the faster record wins in {@code generate})
  * @param info receives progress lines
  */
 public record TuneSettings(
@@ -41,8 +43,12 @@ public record TuneSettings(
     Duration timeLimit,
     int repeats,
     List<String> cpuIsaLevels,
+    boolean raceGenerated,
     Consumer<String> info) {
-  /** Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}). */
+  /**
+   * Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}), the spec's
+   * schedules only (no race against the generated ones).
+   */
   public TuneSettings(
       Path specDirectory,
       List<Path> classPath,
@@ -69,6 +75,7 @@ public record TuneSettings(
         timeLimit,
         repeats,
         NativeToolchain.DEFAULT_ISA_LEVELS,
+        false,
         info);
   }
 

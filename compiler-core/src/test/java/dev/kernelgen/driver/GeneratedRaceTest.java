@@ -1,0 +1,91 @@
+package dev.kernelgen.driver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.TuningRecord;
+import dev.kernelgen.tune.TuningTask;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 13: kernels:tune races the generated schedules against a spec's schedule method (or a
+ * library template), and generate embeds whichever record is faster.
+ */
+class GeneratedRaceTest {
+  @TempDir Path tmp;
+
+  private GenerateRequest request(List<TuningRecord> records, List<String> log) {
+    return GenerateRequest.builder()
+        .spec(Specs.Small.class)
+        .targets(EnumSet.of(Target.C))
+        .resourcesDir(tmp.resolve("resources"))
+        .tuning(records)
+        .log(log::add)
+        .build();
+  }
+
+  private static List<TuningTask> addTasks(List<TuningTask> tasks) {
+    return tasks.stream().filter(t -> t.operator().equals("SmallKernels/add")).toList();
+  }
+
+  @Test
+  void anOperatorWithAScheduleMethodGetsASecondTaskOverTheGeneratedSpace() {
+    List<TuningTask> plain =
+        addTasks(KernelDriver.tuningTasks(request(List.of(), new ArrayList<>())));
+    List<TuningTask> raced =
+        addTasks(KernelDriver.tuningTasks(request(List.of(), new ArrayList<>()), true));
+    assertThat(plain).hasSize(1);
+    assertThat(KernelDriver.generatedSchedules(plain.get(0))).isFalse();
+    assertThat(raced).hasSize(2);
+    assertThat(raced.get(0).space().knobs()).containsOnlyKeys("vector");
+    assertThat(KernelDriver.generatedSchedules(raced.get(1))).isTrue();
+    assertThat(raced.get(1).kernelName()).isEqualTo(raced.get(0).kernelName());
+  }
+
+  private static TuningRecord rec(Configuration c, double us) {
+    return new TuningRecord(
+        "SmallKernels/add",
+        "C",
+        "cpu A",
+        Map.of(),
+        List.of(List.of(1024L), List.of(1024L), List.of(1024L)),
+        c,
+        List.of(),
+        "OK",
+        us,
+        us,
+        "",
+        "");
+  }
+
+  private LibraryModel.Build specialized(List<TuningRecord> records, List<String> log) {
+    LibraryModel m = KernelDriver.generate(request(records, log)).get(0);
+    return m.operators().get(0).variants().get(1).builds().get(Target.C);
+  }
+
+  @Test
+  void theFasterOfTheTwoSpacesRecordsIsEmbedded() {
+    TuningTask generated =
+        addTasks(KernelDriver.tuningTasks(request(List.of(), new ArrayList<>()), true)).get(1);
+    Configuration g = generated.space().defaults();
+    Configuration v = Configuration.of(Map.of("vector", 4));
+
+    List<String> log = new ArrayList<>();
+    LibraryModel.Build b = specialized(List.of(rec(v, 2.0), rec(g, 1.0)), log);
+    assertThat(b.configurationSource()).isEqualTo("tuned");
+    assertThat(b.knobs()).isEqualTo(g.values());
+    assertThat(String.join("\n", log)).contains("tuned configuration " + g);
+
+    log.clear();
+    b = specialized(List.of(rec(v, 1.0), rec(g, 2.0)), log);
+    assertThat(b.knobs()).isEqualTo(Map.of("vector", 4));
+    assertThat(String.join("\n", log)).contains("tuned configuration {vector=4}");
+  }
+}
