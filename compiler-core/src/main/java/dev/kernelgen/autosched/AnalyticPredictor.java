@@ -73,8 +73,44 @@ public final class AnalyticPredictor implements Predictor {
     return cost * get(n, "cpu.waste", 1) / parallel;
   }
 
+  /** Threads an SM holds, and blocks. */
+  static final int SM_THREADS = 2048;
+
+  static final int SM_BLOCKS = 32;
+
+  /**
+   * A row reduction over {@code rows} rows of {@code length} elements: by {@code threads} threads
+   * per row (a block each, with cross-thread reductions), or with 1, a thread per row and {@code
+   * perBlock} rows per block. Time per element relative to streaming the rows at full bandwidth:
+   * the machine needs about {@value #SM_THREADS} resident threads per SM; a thread per row reads
+   * its row with a stride between neighbouring threads (uncoalesced: a sector per element); the
+   * threads of a block beyond the row's length idle; and each all-reduce across the block is a tree
+   * of log2(threads) barrier steps, paid once per row against the row's elements per thread.
+   */
+  static double rowCost(double rows, double length, double threads, double perBlock) {
+    if (threads <= 1) {
+      double resident = Math.min(SM_THREADS, SM_BLOCKS * perBlock);
+      double busy = Math.min(resident / SM_THREADS, rows / (SMS * (double) SM_THREADS));
+      double stride = Math.min(8, Math.max(1, length / 4));
+      return stride * Math.max(1, 32 / perBlock) / busy;
+    }
+    double resident = Math.min(SM_THREADS, SM_BLOCKS * threads);
+    double busy = Math.min(resident / SM_THREADS, rows * threads / (SMS * (double) SM_THREADS));
+    double perThread = Math.ceil(length / threads);
+    double idle = perThread * threads / length;
+    double tree = 0.1 * (Math.log(threads) / Math.log(2)) / perThread;
+    return idle / busy + tree;
+  }
+
   private static double gpu(Map<String, Double> n) {
     double cost = 1;
+    if (n.containsKey("gpu.row_threads")) {
+      return rowCost(
+          get(n, "gpu.row_blocks", 1) * get(n, "gpu.rows_per_block", 1),
+          get(n, "gpu.row_length", 1),
+          get(n, "gpu.row_threads", 1),
+          get(n, "gpu.rows_per_block", 32));
+    }
     if (n.containsKey("gpu.row_blocks")) {
       // A thread per row: the rows spread over as many SMs as they can; warps stay whole.
       cost /= Math.min(1, get(n, "gpu.row_blocks", 1) / (2.0 * SMS));

@@ -1,0 +1,118 @@
+package dev.kernelgen.autosched;
+
+import static dev.kernelgen.te.DType.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.TE;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.GpuCheck;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.Reduction;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The GPU variants of the row-reduction rule: a block per row with cross-thread reductions for long
+ * rows, a thread per row for short ones, picked by knob {@code threads_per_row}; every variant
+ * equal to the oracle on ragged shapes (row lengths that the thread count does not divide).
+ */
+class GpuRowReductionTest {
+  static Tensor softmax(long rows, long cols) {
+    return Reduction.softmax(placeholder("X", FLOAT32, rows, cols), 1);
+  }
+
+  static Tensor layerNorm(long rows, long cols) {
+    Tensor x = placeholder("X", FLOAT32, rows, cols);
+    return Nn.layerNorm(
+        x, placeholder("G", FLOAT32, cols), placeholder("B", FLOAT32, cols), 1, 1e-5);
+  }
+
+  /** A normalisation as a user writes it: each row divided by its L2 norm. */
+  static Tensor l2Normalize(long rows, long cols) {
+    Tensor x = placeholder("X", FLOAT32, rows, cols);
+    IterVar k = TE.reduceAxis(cols, "k");
+    Tensor ss =
+        TE.compute(
+            "SumSquares", TE.shape(rows), i -> TE.sum(x.at(i, k.var()).mul(x.at(i, k.var())), k));
+    return TE.compute(
+        "L2Normalize",
+        TE.shape(rows, cols),
+        (i, j) -> x.at(i, j).div(TE.sqrt(ss.at(i).add(TE.f32(1e-6)))));
+  }
+
+  static Tensor of(String op, long rows, long cols) {
+    return switch (op) {
+      case "softmax" -> softmax(rows, cols);
+      case "layer_norm" -> layerNorm(rows, cols);
+      default -> l2Normalize(rows, cols);
+    };
+  }
+
+  private static int pickedThreads(Tensor out) {
+    var pick =
+        AutoScheduler.untunedConfig(
+            Target.CUDA, List.of(out), SketchRules.defaults(), new AnalyticPredictor());
+    return pick.values().entrySet().stream()
+        .filter(e -> e.getKey().endsWith("." + GpuRowReduction.THREADS))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no threads_per_row knob in " + pick))
+        .getValue();
+  }
+
+  @Test
+  void theUntunedPickIsABlockPerRowForLongRowsAndAThreadPerRowForShortOnes() {
+    for (String op : List.of("softmax", "layer_norm", "l2")) {
+      assertThat(pickedThreads(of(op, 4096, 4096))).as(op).isGreaterThanOrEqualTo(64);
+      assertThat(pickedThreads(of(op, 16384, 1024))).as(op).isGreaterThanOrEqualTo(32);
+      assertThat(pickedThreads(of(op, 1 << 20, 4))).as(op).isEqualTo(1);
+    }
+    Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(softmax(4096, 4096)));
+    assertThat(s.trace().toString()).contains("bind").contains("threadIdx.x");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "softmax, 37, 1000, 32",
+    "softmax, 3, 5, 64",
+    "softmax, 1, 4097, 256",
+    "layer_norm, 37, 1000, 128",
+    "layer_norm, 3, 5, 32",
+    "layer_norm, 1, 4097, 1024",
+    "l2, 37, 1000, 64",
+    "l2, 3, 5, 1",
+    "softmax, 37, 1000, 1",
+  })
+  void everyVariantEqualsTheOracleOnRaggedRows(String op, long rows, long cols, int threads) {
+    Tensor out = of(op, rows, cols);
+    ConfigSpaceHolder h = new ConfigSpaceHolder(out);
+    Map<String, Integer> v = new TreeMap<>(h.defaults);
+    v.put(h.threadsKnob, threads);
+    Schedule s = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+    GpuCheck.check(s, Map.of());
+  }
+
+  /** The default configuration of an operator's space and the name of its threads knob. */
+  private static final class ConfigSpaceHolder {
+    final Map<String, Integer> defaults;
+    final String threadsKnob;
+
+    ConfigSpaceHolder(Tensor out) {
+      defaults = new TreeMap<>(AutoScheduler.space(Target.CUDA, List.of(out)).defaults().values());
+      defaults.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
+      threadsKnob =
+          defaults.keySet().stream()
+              .filter(k -> k.endsWith("." + GpuRowReduction.THREADS))
+              .findFirst()
+              .orElseThrow();
+    }
+  }
+}
