@@ -15,7 +15,8 @@ import java.util.Map;
  *       bound and are not unrolled into registers), enough parallel tasks for the cores.
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
  *       contiguous, idle lanes where it is short.
- *   <li>GPU, a thread per row: as many blocks as rows allow, up to two per SM.
+ *   <li>GPU, row reductions ({@link #rowCost}): a thread per row or a block per row, rows staged in
+ *       shared memory or read once per pass.
  *   <li>GPU, tiles: 128 to 512 threads per block, at least two blocks and 256 threads per SM, tiles
  *       that divide constant extents, a register tile of 4 to 32 per thread, shared staging of
  *       reused inputs, reduction steps of at least 8.
@@ -105,16 +106,15 @@ public final class AnalyticPredictor implements Predictor {
   private static double gpu(Map<String, Double> n) {
     double cost = 1;
     if (n.containsKey("gpu.row_threads")) {
-      return rowCost(
-          get(n, "gpu.row_blocks", 1) * get(n, "gpu.rows_per_block", 1),
-          get(n, "gpu.row_length", 1),
-          get(n, "gpu.row_threads", 1),
-          get(n, "gpu.rows_per_block", 32));
-    }
-    if (n.containsKey("gpu.row_blocks")) {
-      // A thread per row: the rows spread over as many SMs as they can; warps stay whole.
-      cost /= Math.min(1, get(n, "gpu.row_blocks", 1) / (2.0 * SMS));
-      return cost * Math.max(1, 32 / get(n, "gpu.rows_per_block", 32));
+      // A block per row that does not stage its rows in shared memory reads them once per pass.
+      double unstaged =
+          get(n, "gpu.row_threads", 1) > 1 && get(n, "gpu.row_staged", 0) == 0 ? 1.2 : 1;
+      return unstaged
+          * rowCost(
+              get(n, "gpu.row_blocks", 1) * get(n, "gpu.rows_per_block", 1),
+              get(n, "gpu.row_length", 1),
+              get(n, "gpu.row_threads", 1),
+              get(n, "gpu.rows_per_block", 32));
     }
     double threads = get(n, "gpu.threads", get(n, "threads", 256));
     if (threads < 128) {

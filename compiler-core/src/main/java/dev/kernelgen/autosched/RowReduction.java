@@ -88,7 +88,7 @@ final class RowReduction implements SketchRule {
       state.done(r);
     }
     if (gpu != null) {
-      GpuRowReduction.reductions(group, gpu.threads());
+      GpuRowReduction.reductions(state, anchor, group, gpu, gpu.threads());
     }
     state.note(anchor, "row_groups", 1);
     state.done(anchor);

@@ -75,29 +75,48 @@ class GpuRowReductionTest {
       assertThat(pickedThreads(of(op, 16384, 1024))).as(op).isGreaterThanOrEqualTo(32);
       assertThat(pickedThreads(of(op, 1 << 20, 4))).as(op).isEqualTo(1);
     }
-    Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(softmax(4096, 4096)));
-    assertThat(s.trace().toString()).contains("bind").contains("threadIdx.x");
+    for (Tensor out : List.of(softmax(4096, 4096), layerNorm(16384, 1024))) {
+      String trace = AutoScheduler.untuned(Target.CUDA, List.of(out)).trace().toString();
+      assertThat(trace).contains("bind(r1.inner, threadIdx.x)").contains("cache_read(shared");
+    }
   }
 
   @ParameterizedTest
   @CsvSource({
-    "softmax, 37, 1000, 32",
-    "softmax, 3, 5, 64",
-    "softmax, 1, 4097, 256",
-    "layer_norm, 37, 1000, 128",
-    "layer_norm, 3, 5, 32",
-    "layer_norm, 1, 4097, 1024",
-    "l2, 37, 1000, 64",
-    "l2, 3, 5, 1",
-    "softmax, 37, 1000, 1",
+    "softmax, 37, 1000, 32, 0",
+    "softmax, 37, 1000, 32, 1",
+    "softmax, 3, 5, 64, 1",
+    "softmax, 1, 4097, 256, 0",
+    "softmax, 1, 4097, 256, 1",
+    "layer_norm, 37, 1000, 128, 1",
+    "layer_norm, 37, 1000, 128, 0",
+    "layer_norm, 3, 5, 32, 0",
+    "layer_norm, 1, 4097, 1024, 1",
+    "l2, 37, 1000, 64, 1",
+    "l2, 3, 5, 1, 1",
+    "softmax, 37, 1000, 1, 0",
   })
-  void everyVariantEqualsTheOracleOnRaggedRows(String op, long rows, long cols, int threads) {
+  void everyVariantEqualsTheOracleOnRaggedRows(
+      String op, long rows, long cols, int threads, int stage) {
     Tensor out = of(op, rows, cols);
     ConfigSpaceHolder h = new ConfigSpaceHolder(out);
     Map<String, Integer> v = new TreeMap<>(h.defaults);
     v.put(h.threadsKnob, threads);
+    v.put(h.threadsKnob.replace(GpuRowReduction.THREADS, GpuRowReduction.STAGE), stage);
     Schedule s = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+    assertThat(s.trace().toString().contains("cache_read(shared"))
+        .as(s.trace().toString())
+        .isEqualTo(stage == 1 && threads > 1);
     GpuCheck.check(s, Map.of());
+  }
+
+  @Test
+  void rowsLongerThanTheSharedBudgetAreNotStaged() {
+    Tensor out = softmax(4, 1 << 14);
+    Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(out));
+    assertThat(s.trace().toString()).doesNotContain("cache_read");
+    var space = AutoScheduler.space(Target.CUDA, List.of(out));
+    assertThat(space.toString()).contains("stage_rows");
   }
 
   /** The default configuration of an operator's space and the name of its threads knob. */

@@ -70,17 +70,22 @@ class CrossThreadOpenClTest {
   }
 
   /** The rules' schedule with {@code threads} threads per row, the other knobs at defaults. */
-  static Schedule withThreads(Tensor out, int threads) {
+  static Schedule withThreads(Target target, Tensor out, int threads) {
     Map<String, Integer> v =
-        new TreeMap<>(AutoScheduler.space(Target.OPENCL, List.of(out)).defaults().values());
+        new TreeMap<>(AutoScheduler.space(target, List.of(out)).defaults().values());
     v.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
     String knob =
         v.keySet().stream().filter(n -> n.endsWith(".threads_per_row")).findFirst().orElseThrow();
     v.put(knob, threads);
-    return AutoScheduler.generate(Target.OPENCL, List.of(out), Knobs.configured(v));
+    return AutoScheduler.generate(target, List.of(out), Knobs.configured(v));
   }
 
   static Stream<Arguments> cases() {
+    return cases(Target.OPENCL);
+  }
+
+  /** The cases, scheduled for {@code target} (CUDA: {@link CrossThreadCudaTest}). */
+  static Stream<Arguments> cases(Target target) {
     List<Arguments> out = new ArrayList<>();
     long[][] shapes = {{37, 1000}, {3, 5}, {1, 4097}};
     int[] threads = {32, 128, 256};
@@ -90,16 +95,16 @@ class CrossThreadOpenClTest {
         out.add(
             Arguments.of(
                 name + "_" + shapes[s][0] + "x" + shapes[s][1] + "_t" + t,
-                withThreads(op(name, shapes[s][0], shapes[s][1]), t)));
+                withThreads(target, op(name, shapes[s][0], shapes[s][1]), t)));
       }
     }
     out.add(
         Arguments.of(
             "softmax_37x1000_pick",
-            AutoScheduler.untuned(Target.OPENCL, List.of(op("softmax", 37, 1000)))));
+            AutoScheduler.untuned(target, List.of(op("softmax", 37, 1000)))));
     out.add(
         Arguments.of(
-            "reduction_chain_pick", AutoScheduler.untuned(Target.OPENCL, List.of(chain()))));
+            "reduction_chain_pick", AutoScheduler.untuned(target, List.of(chain()))));
     return out.stream();
   }
 
