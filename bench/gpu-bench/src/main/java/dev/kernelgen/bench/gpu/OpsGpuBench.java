@@ -41,7 +41,12 @@ import java.util.Random;
  * time (50 launches in a CUDA graph, best of 7 replays). Writes {@code OUT_DIR/ops-ours.json}; the
  * PyTorch side is {@code bench/ops_torch.py}.
  *
- * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT] [--conv-configs CONFIGS]}.
+ * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT] [--conv-configs CONFIGS]
+ * [--row-configs]}.
+ *
+ * <p>{@code --row-configs} (or the environment variable {@code KG_ROW_CONFIGS}) also times softmax
+ * and layer norm at each thread count per row and with and without rows staged in shared memory
+ * ({@link RowNormCases#configs}), to {@code OUT_DIR/ops-row-configs.txt}.
  *
  * <p>{@code --conv-configs} (or the environment variable {@code KG_CONV_CONFIGS}) also times each
  * conv2d workload with each of the given knob settings of {@link OpSchedules#conv2dGpu}: {@code
@@ -112,6 +117,20 @@ public final class OpsGpuBench {
         Files.writeString(out.resolve("ops-conv-configs.txt"), table);
         System.out.print(table);
       }
+    }
+    if (!checksOnly
+        && (List.of(args).contains("--row-configs") || System.getenv("KG_ROW_CONFIGS") != null)) {
+      List<Object> timed = new ArrayList<>();
+      report.put("row_configs", timed);
+      StringBuilder table = new StringBuilder();
+      for (Case c : RowNormCases.cases()) {
+        if (only == null || c.name().contains(only)) {
+          table.append(timeConfigs(device, c, RowNormCases.configs(c), timed));
+          Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
+        }
+      }
+      Files.writeString(out.resolve("ops-row-configs.txt"), table);
+      System.out.print(table);
     }
     Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
     System.out.println("wrote " + out.resolve("ops-ours.json"));

@@ -8,7 +8,9 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Reduction;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The row normalisations of {@link OpsGpuBench}: softmax ({@link Reduction#softmax}) and layer norm
@@ -44,6 +46,25 @@ final class RowNormCases {
               (in, flat) -> layerNorm(in.get(0), in.get(1), in.get(2), cols, flat)));
     }
     return cs;
+  }
+
+  /**
+   * The knob settings {@code --row-configs} times for case {@code c}: a block per row of 32 to 1024
+   * threads, rows staged in shared memory or not, and a thread per row.
+   */
+  static List<Map<String, Integer>> configs(OpsGpuBench.Case c) {
+    String anchor = c.op().output().name();
+    List<Map<String, Integer>> out = new ArrayList<>();
+    for (int threads : new int[] {32, 64, 128, 256, 512, 1024}) {
+      for (int stage : new int[] {1, 0}) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        m.put(anchor + ".threads_per_row", threads);
+        m.put(anchor + ".stage_rows", stage);
+        out.add(m);
+      }
+    }
+    out.add(Map.of(anchor + ".threads_per_row", 1, anchor + ".stage_rows", 0));
+    return out;
   }
 
   /** Softmax of element {@code flat} along its row, in float64. */

@@ -102,9 +102,7 @@ class CrossThreadOpenClTest {
         Arguments.of(
             "softmax_37x1000_pick",
             AutoScheduler.untuned(target, List.of(op("softmax", 37, 1000)))));
-    out.add(
-        Arguments.of(
-            "reduction_chain_pick", AutoScheduler.untuned(target, List.of(chain()))));
+    out.add(Arguments.of("reduction_chain_pick", AutoScheduler.untuned(target, List.of(chain()))));
     return out.stream();
   }
 
