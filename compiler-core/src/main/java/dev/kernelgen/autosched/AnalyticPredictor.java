@@ -79,23 +79,31 @@ public final class AnalyticPredictor implements Predictor {
 
   static final int SM_BLOCKS = 32;
 
+  static final double SM_SHARED = 228 * 1024;
+
   /**
    * A row reduction over {@code rows} rows of {@code length} elements: by {@code threads} threads
    * per row (a block each, with cross-thread reductions), or with 1, a thread per row and {@code
    * perBlock} rows per block. Time per element relative to streaming the rows at full bandwidth:
    * the machine needs about {@value #SM_THREADS} resident threads per SM; a thread per row reads
    * its row with a stride between neighbouring threads (uncoalesced: a sector per element); the
-   * threads of a block beyond the row's length idle; and each all-reduce across the block is a tree
-   * of log2(threads) barrier steps, paid once per row against the row's elements per thread.
+   * threads of a block beyond the row's length idle; the rows staged in shared memory ({@code
+   * sharedBytes} a block) can limit the blocks an SM holds; and each all-reduce across the block is
+   * a tree of log2(threads) barrier steps, paid once per row against the row's elements per thread.
    */
-  static double rowCost(double rows, double length, double threads, double perBlock) {
+  static double rowCost(
+      double rows, double length, double threads, double perBlock, double sharedBytes) {
     if (threads <= 1) {
       double resident = Math.min(SM_THREADS, SM_BLOCKS * perBlock);
       double busy = Math.min(resident / SM_THREADS, rows / (SMS * (double) SM_THREADS));
       double stride = Math.min(8, Math.max(1, length / 4));
       return stride * Math.max(1, 32 / perBlock) / busy;
     }
-    double resident = Math.min(SM_THREADS, SM_BLOCKS * threads);
+    // Blocks resident per SM: limited by threads, blocks and the shared memory each one takes
+    // (the staged rows and the all-reduce's slots).
+    double blocks = Math.min(SM_BLOCKS, Math.floor(SM_THREADS / threads));
+    blocks = Math.max(1, Math.min(blocks, Math.floor(SM_SHARED / (sharedBytes + 4 * threads))));
+    double resident = Math.min(SM_THREADS, blocks * threads);
     double busy = Math.min(resident / SM_THREADS, rows * threads / (SMS * (double) SM_THREADS));
     double perThread = Math.ceil(length / threads);
     double idle = perThread * threads / length;
@@ -114,7 +122,8 @@ public final class AnalyticPredictor implements Predictor {
               get(n, "gpu.row_blocks", 1) * get(n, "gpu.rows_per_block", 1),
               get(n, "gpu.row_length", 1),
               get(n, "gpu.row_threads", 1),
-              get(n, "gpu.rows_per_block", 32));
+              get(n, "gpu.rows_per_block", 32),
+              get(n, "gpu.row_staged_bytes", 0));
     }
     double threads = get(n, "gpu.threads", get(n, "threads", 256));
     if (threads < 128) {

@@ -124,6 +124,9 @@ final class GpuRowReduction {
       state.done(cs);
     }
     state.note(anchor, "gpu.row_staged", staged.size());
+    for (Tensor t : staged) {
+      state.note(anchor, "gpu.row_staged_bytes", placed.rowLength() * t.dtype().bytes());
+    }
   }
 
   /** The knob that stages rows of the inputs in shared memory (1) or not (0). */
@@ -202,7 +205,9 @@ final class GpuRowReduction {
     int best = THREAD_CHOICES[0];
     double bestCost = Double.MAX_VALUE;
     for (int t : THREAD_CHOICES) {
-      double c = AnalyticPredictor.rowCost(rows, length, t, 64);
+      // As the default stages the row where it fits: one input of 4-byte elements, typically.
+      double staged = length * 4 <= MAX_STAGED_BYTES ? length * 4 : 0;
+      double c = AnalyticPredictor.rowCost(rows, length, t, 64, staged);
       if (c < bestCost) {
         bestCost = c;
         best = t;
