@@ -29,9 +29,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Cross-thread reductions in generated OpenCL, run by the OpenCL driver (PoCL here) against the
- * oracle: the auto-scheduler's row reductions with a block per row at several thread counts, on
- * rows that the thread count does not divide (37 x 1000, 3 x 5, 1 x 4097), for softmax, layer norm
- * and a normalisation written as a user would; and a chain of reductions in kernels of their own.
+ * oracle: the auto-scheduler's row reductions with a block per row at several thread counts, rows
+ * staged in shared memory or not, on rows that the thread count does not divide (37 x 1000, 3 x 5,
+ * 1 x 4097), for softmax, layer norm and a normalisation written as a user would; and a chain of
+ * reductions in kernels of their own.
  */
 class CrossThreadOpenClTest {
   private static OpenClDevice device;
@@ -69,14 +70,18 @@ class CrossThreadOpenClTest {
     };
   }
 
-  /** The rules' schedule with {@code threads} threads per row, the other knobs at defaults. */
-  static Schedule withThreads(Target target, Tensor out, int threads) {
+  /**
+   * The rules' schedule with {@code threads} threads per row, rows staged in shared memory or not
+   * ({@code stage}), the other knobs at defaults.
+   */
+  static Schedule withThreads(Target target, Tensor out, int threads, int stage) {
     Map<String, Integer> v =
         new TreeMap<>(AutoScheduler.space(target, List.of(out)).defaults().values());
     v.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
     String knob =
         v.keySet().stream().filter(n -> n.endsWith(".threads_per_row")).findFirst().orElseThrow();
     v.put(knob, threads);
+    v.put(knob.replace("threads_per_row", "stage_rows"), stage);
     return AutoScheduler.generate(target, List.of(out), Knobs.configured(v));
   }
 
@@ -94,8 +99,8 @@ class CrossThreadOpenClTest {
         int t = threads[(s + name.length()) % threads.length];
         out.add(
             Arguments.of(
-                name + "_" + shapes[s][0] + "x" + shapes[s][1] + "_t" + t,
-                withThreads(target, op(name, shapes[s][0], shapes[s][1]), t)));
+                name + "_" + shapes[s][0] + "x" + shapes[s][1] + "_t" + t + "_stage" + s % 2,
+                withThreads(target, op(name, shapes[s][0], shapes[s][1]), t, s % 2)));
       }
     }
     out.add(
