@@ -12,6 +12,7 @@ import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Barrier;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.IfThenElse;
@@ -57,10 +58,10 @@ final class AllReduce {
     steps.add(thread(t, threads, tag, new ProducerStore(red, List.of(t), read(s, index))));
     int p = Integer.highestOneBit(threads);
     if (p != threads) {
-      steps.add(step(r, red, t, threads, tag, p, threads - p));
+      addStep(steps, step(r, red, t, threads, tag, p, threads - p), threads);
     }
     for (int half = p / 2; half >= 1; half /= 2) {
-      steps.add(step(r, red, t, threads, tag, half, half));
+      addStep(steps, step(r, red, t, threads, tag, half, half), 2 * half);
     }
     Expr total = TensorRead.of(red, List.of(IntImm.like(t, 0)));
     steps.add(thread(t, threads, tag, new ProducerStore(s.tensor(), index, total)));
@@ -74,6 +75,23 @@ final class AllReduce {
     }
     return stmt;
   }
+
+  /**
+   * Adds a step that reads the slots below {@code reads}. Slot {@code t} is only written by thread
+   * {@code t}, so where every slot read is below {@value #WARP}, all the writes it waits for were
+   * made by the first warp: a warp barrier orders them ({@code __syncwarp} on CUDA, where a block
+   * barrier would hold every warp of the block); otherwise {@link InsertBarriers} puts a block
+   * barrier before it.
+   */
+  private static void addStep(List<Stmt> steps, Stmt step, int reads) {
+    if (reads <= WARP) {
+      steps.add(Barrier.warp());
+    }
+    steps.add(step);
+  }
+
+  /** Threads of a warp. */
+  static final int WARP = 32;
 
   /** {@code red[t] = red[t] (+) red[t + stride]} for the threads {@code t < active}. */
   private static Stmt step(

@@ -93,8 +93,14 @@ class CrossThreadReductionTest {
     String src = cuda(s, "softmax_ct");
     assertThat(src).contains("__shared__ float SoftmaxMax_red[32]");
     assertThat(src).contains("__shared__ float SoftmaxExpSum_red[32]");
-    // Per reduction: the slots filled, five halvings of 32, the total read back: six barriers.
-    assertThat(src.split("__syncthreads\\(\\)", -1).length - 1).isEqualTo(12);
+    // Per reduction of 32 threads: the slots filled and five halvings, all in the first warp
+    // (a warp barrier before each halving), then the total read back by every warp.
+    assertThat(count(src, "__syncthreads();")).isEqualTo(2);
+    assertThat(count(src, "__syncwarp();")).isEqualTo(10);
+    // Of 128 threads: halvings 64 and 32 wait for the whole block, the next five for a warp.
+    String wide = cuda(blockPerRow(softmax(3, 300), 128, "SoftmaxMax", "SoftmaxExpSum"), "w");
+    assertThat(count(wide, "__syncthreads();")).isEqualTo(6);
+    assertThat(count(wide, "__syncwarp();")).isEqualTo(10);
     String cl = OpenClCodegen.generate(kernels(s, "softmax_ct", Target.OPENCL), "m");
     assertThat(cl).contains("__local float SoftmaxMax_red[32]");
     assertThat(cl).contains("barrier(CLK_LOCAL_MEM_FENCE)");
@@ -157,6 +163,10 @@ class CrossThreadReductionTest {
     assertThatThrownBy(() -> m.bind(m.reduceAxis(0), ThreadTag.BLOCK_X))
         .isInstanceOf(UserError.class)
         .hasMessageContaining("can only be bound to a thread index");
+  }
+
+  private static int count(String text, String what) {
+    return text.split(java.util.regex.Pattern.quote(what), -1).length - 1;
   }
 
   static List<PrimFunc> kernels(Schedule s, String name, Target t) {
