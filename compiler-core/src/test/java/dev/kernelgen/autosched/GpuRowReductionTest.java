@@ -119,6 +119,27 @@ class GpuRowReductionTest {
     assertThat(space.toString()).contains("stage_rows");
   }
 
+  @Test
+  void symbolicRowsAndColumnsGetABlockPerRowWithoutStaging() {
+    dev.kernelgen.te.Var m = TE.var("m");
+    dev.kernelgen.te.Var n = TE.var("n");
+    Tensor x = TE.placeholder("X", FLOAT32, TE.shape(m, n));
+    for (Tensor out :
+        List.of(
+            Reduction.softmax(x, 1),
+            Nn.layerNorm(
+                x,
+                placeholder("G", FLOAT32, TE.shape(n)),
+                placeholder("B", FLOAT32, TE.shape(n)),
+                1,
+                1e-5))) {
+      Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(out));
+      assertThat(s.trace().toString()).contains("threadIdx.x").doesNotContain("cache_read");
+      GpuCheck.check(s, Map.of(m, 5L, n, 300L));
+      GpuCheck.check(s, Map.of(m, 2L, n, 7L));
+    }
+  }
+
   /** The default configuration of an operator's space and the name of its threads knob. */
   private static final class ConfigSpaceHolder {
     final Map<String, Integer> defaults;
