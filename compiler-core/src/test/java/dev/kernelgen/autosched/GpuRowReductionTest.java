@@ -140,6 +140,35 @@ class GpuRowReductionTest {
     }
   }
 
+  @Test
+  void nvccCompilesTheBenchmarksPicks() {
+    var tc = dev.kernelgen.codegen.NativeToolchain.fromEnvironment();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        tc.findNvcc().isPresent(), "nvcc not found on PATH or in /usr/local/cuda/bin: skipped");
+    List<dev.kernelgen.tir.PrimFunc> all = new java.util.ArrayList<>();
+    int k = 0;
+    for (long[] shape : new long[][] {{4096, 4096}, {16384, 1024}}) {
+      for (String op : List.of("softmax", "layer_norm")) {
+        Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(of(op, shape[0], shape[1])));
+        all.addAll(
+            dev.kernelgen.lower.SplitHostDevice.split(
+                    dev.kernelgen.lower.Lower.lower(
+                        s,
+                        op + "_" + k++,
+                        dev.kernelgen.topi.OpSchedules.args(s),
+                        Target.CUDA,
+                        null))
+                .kernels());
+      }
+    }
+    String ptx =
+        tc.compilePtx(dev.kernelgen.codegen.CudaCodegen.generate(all, "bench"), "compute_90");
+    for (var f : all) {
+      assertThat(ptx).contains(".entry " + f.name());
+    }
+    assertThat(ptx).contains("bar.warp.sync").contains("bar.sync");
+  }
+
   /** The default configuration of an operator's space and the name of its threads knob. */
   private static final class ConfigSpaceHolder {
     final Map<String, Integer> defaults;
