@@ -52,6 +52,7 @@ final class AllReduce {
         ext.show());
     int threads = (int) ((IntImm) ext).value();
     String tag = s.attr(kt).threadTag();
+    checkSameThreads(s, kt, tag, threads, b);
     Var t = b.loopVar(kt);
     Tensor red = TE.placeholder(s.name() + "_red", s.tensor().dtype(), threads);
     List<Stmt> steps = new ArrayList<>();
@@ -88,6 +89,35 @@ final class AllReduce {
       steps.add(Barrier.warp());
     }
     steps.add(step);
+  }
+
+  /**
+   * Every thread of the block takes part in the all-reduce (its barriers are the block's), so the
+   * reduction's thread count must be the one its consumer's loop on the same thread index runs.
+   */
+  private static void checkSameThreads(
+      Stage s, IterVar kt, String tag, int threads, InferBounds.Bounds b) {
+    Stage parent = s.attachStage();
+    for (IterVar leaf : parent.leafIterVars()) {
+      if (tag.equals(parent.attr(leaf).threadTag())) {
+        Expr e = b.extent(leaf);
+        UserError.check(
+            e instanceof IntImm c && c.value() == threads,
+            "cross-thread reduction '%s' spreads reduce axis '%s' over %d threads of %s, but its"
+                + " consumer '%s' runs %s on it (loop '%s'): every thread of the block takes part"
+                + " in the reduction, so split both by the same factor",
+            s.name(),
+            kt.name(),
+            threads,
+            tag,
+            parent.name(),
+            e instanceof IntImm c ? String.valueOf(c.value()) : e.show(),
+            leaf.name());
+      }
+      if (leaf == s.attachIterVar()) {
+        return;
+      }
+    }
   }
 
   /** Threads of a warp. */

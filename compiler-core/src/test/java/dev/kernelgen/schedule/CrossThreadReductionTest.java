@@ -147,6 +147,29 @@ class CrossThreadReductionTest {
   }
 
   @Test
+  void theReductionsThreadCountMustBeItsConsumers() {
+    Tensor y = softmax(3, 100);
+    Schedule s = Schedule.create(y);
+    Stage o = s.stage(y);
+    Stage.Split sj = o.split(o.axis(1), 64);
+    o.reorder(o.axis(0), sj.inner(), sj.outer());
+    o.bind(o.axis(0), ThreadTag.BLOCK_X);
+    o.bind(sj.inner(), ThreadTag.THREAD_X);
+    for (String name : List.of("SoftmaxMax", "SoftmaxExpSum")) {
+      Stage r = s.stage(name);
+      r.setScope("local");
+      r.computeAt(o, sj.inner());
+      Stage.Split sk = r.split(r.reduceAxis(0), name.equals("SoftmaxMax") ? 32 : 64);
+      r.bind(sk.inner(), ThreadTag.THREAD_X);
+    }
+    assertThatThrownBy(() -> Lower.lower(s, "f", Target.CUDA))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining(
+            "cross-thread reduction 'SoftmaxMax' spreads reduce axis 'r1.inner' over 32 threads of"
+                + " threadIdx.x, but its consumer 'Softmax' runs 64 on it");
+  }
+
+  @Test
   void onlyCommutativeReducersAndThreadIndicesAreAccepted() {
     Tensor x = TE.placeholder("X", DType.FLOAT32, 4, 8);
     IterVar k = TE.reduceAxis(8, "k");
