@@ -141,6 +141,29 @@ class GpuRowReductionTest {
   }
 
   @Test
+  void otherLayoutsOfRowsEqualTheOracleWithABlockPerRow() {
+    // Softmax down the columns (the rows are the second axis), and a layer norm over the last two
+    // axes of a 3-D tensor (two reduce axes fused, then spread over the threads).
+    Tensor a = placeholder("A", FLOAT32, 37, 19);
+    Tensor x = placeholder("X", FLOAT32, 3, 5, 7);
+    Tensor g = placeholder("G", FLOAT32, 5, 7);
+    Tensor b = placeholder("B", FLOAT32, 5, 7);
+    for (Tensor out : List.of(Reduction.softmax(a, 0), Nn.layerNorm(x, g, b, 2, 1e-5))) {
+      for (int threads : new int[] {32, 64}) {
+        ConfigSpaceHolder h = new ConfigSpaceHolder(out);
+        Map<String, Integer> v = new TreeMap<>(h.defaults);
+        v.put(h.threadsKnob, threads);
+        Schedule s = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+        // The output's loop over the row and both reductions bound to the row's threads.
+        assertThat(s.trace().toString().split("threadIdx.x", -1).length - 1)
+            .as(s.trace().toString())
+            .isGreaterThanOrEqualTo(3);
+        GpuCheck.check(s, Map.of());
+      }
+    }
+  }
+
+  @Test
   void nvccCompilesTheBenchmarksPicks() {
     var tc = dev.kernelgen.codegen.NativeToolchain.fromEnvironment();
     org.junit.jupiter.api.Assumptions.assumeTrue(
