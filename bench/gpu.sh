@@ -10,7 +10,8 @@
 #   bench/gpu.sh ops OUT_DIR    on the GPU machine: only the operator benchmark (matmul, softmax,
 #                               conv2d vs torch); the plain OUT_DIR run also does it (KG_OPS=0: not)
 #                               (arguments after OUT_DIR go to OpsGpuBench: e.g. --conv-configs
-#                               candidates times conv2d's candidate knob settings, see OpsGpuBench)
+#                               candidates times conv2d's candidate knob settings, --row-configs
+#                               softmax's and layer norm's threads per row, see OpsGpuBench)
 #   bench/gpu.sh tests OUT      on the GPU machine: the test classes of runtime and gpu-bench (the
 #                               CUDA ones run there) without Maven, to OUT/device-tests.txt
 #   bench/gpu.sh sample OUT     on the GPU machine: the depthwise sample's launchers on every device

@@ -6,6 +6,8 @@ Usage: python3 bench/ops_torch.py OUT_JSON [--ours OURS_JSON --merged MERGED_JSO
 Workloads, the same as dev.kernelgen.bench.gpu.OpsGpuBench:
   matmul_{1024,2048,4096}     torch.matmul (cuBLAS)
   softmax_4096x4096           torch.softmax(x, dim=-1)
+  softmax_{4096x4096,16384x1024}_auto     torch.softmax(x, dim=-1)
+  layer_norm_{4096x4096,16384x1024}_auto  F.layer_norm(x, (cols,), gamma, beta, eps=1e-5)
   conv2d_{1,32}x64x56x56_f64  F.conv2d 3x3, padding 1 (cuDNN, benchmark mode)
 
 Each is timed as bench/gpu_torch.py times: torch_us, per call of back-to-back launches (CUDA events
@@ -92,6 +94,15 @@ def workloads():
         yield f"matmul_{n}", 2.0 * n**3, 0, (lambda a=a, b=b, out=out: torch.matmul(a, b, out=out))
     x = rand(4096, 4096)
     yield "softmax_4096x4096", 0, 2 * 4 * x.numel(), (lambda x=x: torch.softmax(x, dim=-1))
+    # The same row normalisations that OpsGpuBench schedules with the auto-scheduler (no template).
+    for rows, cols in ((4096, 4096), (16384, 1024)):
+        x = rand(rows, cols)
+        gamma, beta = rand(cols), rand(cols)
+        yield f"softmax_{rows}x{cols}_auto", 0, 2 * 4 * x.numel(), (
+            lambda x=x: torch.softmax(x, dim=-1))
+        yield f"layer_norm_{rows}x{cols}_auto", 0, 2 * 4 * x.numel(), (
+            lambda x=x, gamma=gamma, beta=beta, cols=cols:
+            F.layer_norm(x, (cols,), gamma, beta, eps=1e-5))
     for batch in (1, 32):
         inp, w = rand(batch, 64, 56, 56), rand(64, 64, 3, 3)
         flops = 2.0 * batch * 64 * 56 * 56 * 64 * 9

@@ -15,7 +15,8 @@ import java.util.Map;
  *       bound and are not unrolled into registers), enough parallel tasks for the cores.
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
  *       contiguous, idle lanes where it is short.
- *   <li>GPU, a thread per row: as many blocks as rows allow, up to two per SM.
+ *   <li>GPU, row reductions ({@link #rowCost}): a thread per row or a block per row, rows staged in
+ *       shared memory or read once per pass.
  *   <li>GPU, tiles: 128 to 512 threads per block, at least two blocks and 256 threads per SM, tiles
  *       that divide constant extents, a register tile of 4 to 32 per thread, shared staging of
  *       reused inputs, reduction steps of at least 8.
@@ -73,12 +74,56 @@ public final class AnalyticPredictor implements Predictor {
     return cost * get(n, "cpu.waste", 1) / parallel;
   }
 
+  /** Threads an SM holds, and blocks. */
+  static final int SM_THREADS = 2048;
+
+  static final int SM_BLOCKS = 32;
+
+  static final double SM_SHARED = 228 * 1024;
+
+  /**
+   * A row reduction over {@code rows} rows of {@code length} elements: by {@code threads} threads
+   * per row (a block each, with cross-thread reductions), or with 1, a thread per row and {@code
+   * perBlock} rows per block. Time per element relative to streaming the rows at full bandwidth:
+   * the machine needs about {@value #SM_THREADS} resident threads per SM; a thread per row reads
+   * its row with a stride between neighbouring threads (uncoalesced: a sector per element); the
+   * threads of a block beyond the row's length idle; the rows staged in shared memory ({@code
+   * sharedBytes} a block) can limit the blocks an SM holds; and each all-reduce across the block is
+   * a tree of log2(threads) barrier steps, paid once per row against the row's elements per thread.
+   */
+  static double rowCost(
+      double rows, double length, double threads, double perBlock, double sharedBytes) {
+    if (threads <= 1) {
+      double resident = Math.min(SM_THREADS, SM_BLOCKS * perBlock);
+      double busy = Math.min(resident / SM_THREADS, rows / (SMS * (double) SM_THREADS));
+      double stride = Math.min(8, Math.max(1, length / 4));
+      return stride * Math.max(1, 32 / perBlock) / busy;
+    }
+    // Blocks resident per SM: limited by threads, blocks and the shared memory each one takes
+    // (the staged rows and the all-reduce's slots).
+    double blocks = Math.min(SM_BLOCKS, Math.floor(SM_THREADS / threads));
+    blocks = Math.max(1, Math.min(blocks, Math.floor(SM_SHARED / (sharedBytes + 4 * threads))));
+    double resident = Math.min(SM_THREADS, blocks * threads);
+    double busy = Math.min(resident / SM_THREADS, rows * threads / (SMS * (double) SM_THREADS));
+    double perThread = Math.ceil(length / threads);
+    double idle = perThread * threads / length;
+    double tree = 0.1 * (Math.log(threads) / Math.log(2)) / perThread;
+    return idle / busy + tree;
+  }
+
   private static double gpu(Map<String, Double> n) {
     double cost = 1;
-    if (n.containsKey("gpu.row_blocks")) {
-      // A thread per row: the rows spread over as many SMs as they can; warps stay whole.
-      cost /= Math.min(1, get(n, "gpu.row_blocks", 1) / (2.0 * SMS));
-      return cost * Math.max(1, 32 / get(n, "gpu.rows_per_block", 32));
+    if (n.containsKey("gpu.row_threads")) {
+      // A block per row that does not stage its rows in shared memory reads them once per pass.
+      double unstaged =
+          get(n, "gpu.row_threads", 1) > 1 && get(n, "gpu.row_staged", 0) == 0 ? 1.2 : 1;
+      return unstaged
+          * rowCost(
+              get(n, "gpu.row_blocks", 1) * get(n, "gpu.rows_per_block", 1),
+              get(n, "gpu.row_length", 1),
+              get(n, "gpu.row_threads", 1),
+              get(n, "gpu.rows_per_block", 32),
+              get(n, "gpu.row_staged_bytes", 0));
     }
     double threads = get(n, "gpu.threads", get(n, "threads", 256));
     if (threads < 128) {

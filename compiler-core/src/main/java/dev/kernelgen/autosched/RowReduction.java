@@ -2,7 +2,6 @@ package dev.kernelgen.autosched;
 
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
-import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Reduce;
@@ -23,8 +22,9 @@ import java.util.TreeSet;
  * <ul>
  *   <li>CPU: the row loops (two outer ones fused) run in parallel; the anchor's innermost loop is
  *       vectorized; a long sum, product, min or max runs in vector lanes.
- *   <li>GPU: the row loops are fused and split into blocks of knob {@code rows_per_block} rows, a
- *       thread per row (a block per row with a cross-thread reduction needs that primitive).
+ *   <li>GPU ({@link GpuRowReduction}): a thread per row, knob {@code rows_per_block} rows per
+ *       block, or a block per row whose threads share the row and each reduction of the group
+ *       (cross-thread reductions), by knob {@code threads_per_row}.
  * </ul>
  */
 final class RowReduction implements SketchRule {
@@ -64,23 +64,12 @@ final class RowReduction implements SketchRule {
     }
     anchor.reorder(order.toArray(IterVar[]::new));
     IterVar at;
+    GpuRowReduction.Placement gpu = null;
     if (state.gpu()) {
-      int perBlock = state.knob(anchor, "rows_per_block", 64, 32, 128, 256);
-      IterVar fused = rowAxes.get(0);
-      for (IterVar a : rowAxes.subList(1, rowAxes.size())) {
-        fused = anchor.fuse(fused, a);
-      }
-      Stage.Split sp = anchor.split(fused, perBlock);
-      anchor.bind(sp.outer(), ThreadTag.BLOCK_X);
-      anchor.bind(sp.inner(), ThreadTag.THREAD_X);
-      at = sp.inner();
-      double rowCount = 1;
-      for (IterVar a : rowAxes) {
-        rowCount *=
-            ComputeDag.extent(a) > 0 ? ComputeDag.extent(a) : MultiLevelTiling.SYMBOLIC_EXTENT;
-      }
-      state.note(anchor, "gpu.row_blocks", Math.ceil(rowCount / perBlock));
-      state.note(anchor, "gpu.rows_per_block", perBlock);
+      gpu =
+          GpuRowReduction.anchor(
+              state, anchor, rowAxes, order.subList(rowAxes.size(), order.size()));
+      at = gpu.at();
     } else {
       IterVar par =
           rowAxes.size() >= 2 ? anchor.fuse(rowAxes.get(0), rowAxes.get(1)) : rowAxes.get(0);
@@ -97,6 +86,9 @@ final class RowReduction implements SketchRule {
         vectorizeLongReduction(r);
       }
       state.done(r);
+    }
+    if (gpu != null) {
+      GpuRowReduction.reductions(state, anchor, group, gpu, gpu.threads());
     }
     state.note(anchor, "row_groups", 1);
     state.done(anchor);

@@ -120,6 +120,6 @@ public final class CudaCodegen extends GpuPrinter {
 
   @Override
   void barrier(Barrier b) {
-    line("__syncthreads();");
+    line(b.isWarp() ? "__syncwarp();" : "__syncthreads();");
   }
 }

@@ -100,6 +100,10 @@ public final class Lower {
       IndexWidth width,
       Consumer<String> dump) {
     Map<Tensor, Buffer> params = params(schedule, args);
+    for (Stage st : schedule.stages()) {
+      dev.kernelgen.schedule.CrossThread.checkPlacement(
+          st, target == Target.CUDA || target == Target.OPENCL, target.toString());
+    }
     StageGraph graph = StageGraph.inline(schedule);
     InferBounds.Bounds bounds = InferBounds.run(graph, width);
     Stmt body = ScheduleOps.run(graph, bounds);

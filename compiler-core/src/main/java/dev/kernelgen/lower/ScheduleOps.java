@@ -2,6 +2,7 @@ package dev.kernelgen.lower;
 
 import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.schedule.AttachType;
+import dev.kernelgen.schedule.CrossThread;
 import dev.kernelgen.schedule.IterVarRelation;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.Expr;
@@ -137,6 +138,10 @@ final class ScheduleOps {
           stmt = Seq.of(init(s, (Reduce) body, index, leaves, p, guards, position), stmt);
         }
       }
+    }
+    IterVar kt = CrossThread.threadReduceLeaf(s);
+    if (kt != null && body instanceof Reduce r) {
+      stmt = Seq.of(stmt, AllReduce.of(s, r, index, kt, b, leaves));
     }
     return stmt;
   }

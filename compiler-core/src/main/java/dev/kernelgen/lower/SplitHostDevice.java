@@ -38,13 +38,8 @@ public final class SplitHostDevice {
   public static DeviceModule split(PrimFunc f) {
     List<Buffer> temps = new ArrayList<>();
     List<Expr> sizes = new ArrayList<>();
-    Stmt body = f.body();
-    while (body instanceof Allocate a && a.buffer().scope() == MemoryScope.GLOBAL) {
-      temps.add(a.buffer());
-      sizes.add(a.size());
-      body = a.body();
-    }
-    List<Stmt> parts = body instanceof Seq q ? q.stmts() : List.of(body);
+    List<Stmt> parts = new ArrayList<>();
+    collect(f.body(), temps, sizes, parts);
     List<Buffer> params = new ArrayList<>(f.params());
     params.addAll(temps);
     List<PrimFunc> kernels = new ArrayList<>();
@@ -55,6 +50,25 @@ public final class SplitHostDevice {
       kernels.add(new PrimFunc(name, params, f.scalars(), part));
     }
     return new DeviceModule(f.params(), temps, sizes, kernels);
+  }
+
+  /**
+   * The kernels of {@code s}, in order, and the temporaries around them: the temporaries of a chain
+   * of root stages nest ({@code allocate Y {[kernel of Y, allocate Z {[kernel of Z, ...]}]}}), so
+   * every global allocation between kernels is hoisted, not only the outermost ones.
+   */
+  private static void collect(Stmt s, List<Buffer> temps, List<Expr> sizes, List<Stmt> parts) {
+    if (s instanceof Allocate a && a.buffer().scope() == MemoryScope.GLOBAL) {
+      temps.add(a.buffer());
+      sizes.add(a.size());
+      collect(a.body(), temps, sizes, parts);
+    } else if (s instanceof Seq q) {
+      for (Stmt st : q.stmts()) {
+        collect(st, temps, sizes, parts);
+      }
+    } else {
+      parts.add(s);
+    }
   }
 
   /** A kernel must run on more than one thread: its outer loops are bound to the grid. */

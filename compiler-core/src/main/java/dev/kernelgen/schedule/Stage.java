@@ -409,19 +409,16 @@ public final class Stage {
   }
 
   /**
-   * Binds a loop to a GPU thread index: {@code blockIdx.x}, {@code threadIdx.y}, {@code vthread}.
+   * Binds a loop to a GPU thread index: {@code blockIdx.x}, {@code threadIdx.y}, {@code vthread}. A
+   * reduce axis bound to {@code threadIdx.*} is a cross-thread reduction ({@link CrossThread}).
    */
   public void bind(IterVar iv, String threadTag) {
     checkCompute("bind");
     checkLeaf(iv, "bind");
     ThreadTag.check(threadTag);
-    UserError.check(
-        !iv.isReduce(),
-        "bind of reduce axis '%s' of stage '%s' to %s: reductions across threads are not"
-            + " supported; bind a data-parallel axis",
-        iv.name(),
-        name(),
-        threadTag);
+    if (iv.isReduce()) {
+      CrossThread.checkBind(this, iv, threadTag);
+    }
     for (var e : attrs.entrySet()) {
       UserError.check(
           !(threadTag.equals(e.getValue().threadTag()) && !threadTag.equals(ThreadTag.VTHREAD)),

@@ -130,9 +130,12 @@ class IllegalScheduleTest {
   @Test
   void bindOfAReduceAxis() {
     Schedule s = Schedule.create(c);
-    assertThatThrownBy(() -> s.stage(c).bind(s.stage(c).reduceAxis(0), ThreadTag.THREAD_X))
+    // To threadIdx it is a cross-thread reduction (CrossThreadReductionTest); to a block, an error.
+    assertThatThrownBy(() -> s.stage(c).bind(s.stage(c).reduceAxis(0), ThreadTag.BLOCK_X))
         .isInstanceOf(UserError.class)
-        .hasMessageContaining("bind of reduce axis 'k' of stage 'C' to threadIdx.x");
+        .hasMessageContaining(
+            "bind of reduce axis 'k' of stage 'C' to blockIdx.x: a reduce axis can only be bound"
+                + " to a thread index");
   }
 
   @Test

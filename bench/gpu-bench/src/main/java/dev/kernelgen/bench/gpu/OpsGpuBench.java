@@ -30,8 +30,10 @@ import java.util.Random;
 
 /**
  * The operator benchmark on a GPU: matmul 1024/2048/4096 (float32), softmax over the rows of [4096,
- * 4096], 3x3 conv2d on [1,64,56,56] and [32,64,56,56] with 64 filters, each with kernelgen's
- * untuned default schedule ({@link DefaultSchedules}, knobs at their defaults).
+ * 4096] (the library's lanes formulation), softmax and layer norm over [4096, 4096] and [16384,
+ * 1024] as written ({@link RowNormCases}: the auto-scheduler's untuned pick, no template), 3x3
+ * conv2d on [1,64,56,56] and [32,64,56,56] with 64 filters, each with kernelgen's untuned default
+ * schedule ({@link DefaultSchedules}, knobs at their defaults).
  *
  * <p>First every default schedule is checked against the oracle on small ragged shapes, on this
  * device; then each workload is compiled, run once and spot-checked against float64 sums on the
@@ -39,7 +41,12 @@ import java.util.Random;
  * time (50 launches in a CUDA graph, best of 7 replays). Writes {@code OUT_DIR/ops-ours.json}; the
  * PyTorch side is {@code bench/ops_torch.py}.
  *
- * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT] [--conv-configs CONFIGS]}.
+ * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT] [--conv-configs CONFIGS]
+ * [--row-configs]}.
+ *
+ * <p>{@code --row-configs} (or the environment variable {@code KG_ROW_CONFIGS}) also times softmax
+ * and layer norm at each thread count per row and with and without rows staged in shared memory
+ * ({@link RowNormCases#configs}), to {@code OUT_DIR/ops-row-configs.txt}.
  *
  * <p>{@code --conv-configs} (or the environment variable {@code KG_CONV_CONFIGS}) also times each
  * conv2d workload with each of the given knob settings of {@link OpSchedules#conv2dGpu}: {@code
@@ -111,6 +118,20 @@ public final class OpsGpuBench {
         System.out.print(table);
       }
     }
+    if (!checksOnly
+        && (List.of(args).contains("--row-configs") || System.getenv("KG_ROW_CONFIGS") != null)) {
+      List<Object> timed = new ArrayList<>();
+      report.put("row_configs", timed);
+      StringBuilder table = new StringBuilder();
+      for (Case c : RowNormCases.cases()) {
+        if (only == null || c.name().contains(only)) {
+          table.append(timeConfigs(device, c, RowNormCases.configs(c), timed));
+          Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
+        }
+      }
+      Files.writeString(out.resolve("ops-row-configs.txt"), table);
+      System.out.print(table);
+    }
     Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
     System.out.println("wrote " + out.resolve("ops-ours.json"));
     device.close();
@@ -124,6 +145,17 @@ public final class OpsGpuBench {
     small.put("matmul_67x45x53", OperatorDef.of(List.of(a, b), Linalg.matmul(a, b)));
     Tensor x = placeholder("X", FLOAT32, 45, 67);
     small.put("softmax_45x67", OperatorDef.of(List.of(x), Reduction.softmax(x, 1)));
+    // Rows the auto-scheduler gives a block each (cross-thread reductions), ragged.
+    for (int[] rc : new int[][] {{37, 1000}, {3, 5}, {1, 4097}}) {
+      Tensor r = placeholder("R", FLOAT32, rc[0], rc[1]);
+      Tensor g = placeholder("G", FLOAT32, rc[1]);
+      Tensor be = placeholder("Be", FLOAT32, rc[1]);
+      String size = rc[0] + "x" + rc[1];
+      small.put("softmax_" + size, OperatorDef.of(List.of(r), Reduction.softmax(r, 1)));
+      small.put(
+          "layer_norm_" + size,
+          OperatorDef.of(List.of(r, g, be), dev.kernelgen.topi.Nn.layerNorm(r, g, be, 1, 1e-5)));
+    }
     Tensor in = placeholder("Input", FLOAT32, 2, 5, 11, 9);
     Tensor f = placeholder("Filter", FLOAT32, 6, 5, 3, 3);
     small.put(
@@ -184,20 +216,7 @@ public final class OpsGpuBench {
     int rows = 4096;
     int cols = 4096;
     Tensor x = placeholder("X", FLOAT32, rows, cols);
-    Reference softmaxRef =
-        (in, flat) -> {
-          float[] v = in.get(0);
-          int r = (int) (flat / cols);
-          double max = Double.NEGATIVE_INFINITY;
-          for (int c = 0; c < cols; c++) {
-            max = Math.max(max, v[r * cols + c]);
-          }
-          double sum = 0;
-          for (int c = 0; c < cols; c++) {
-            sum += Math.exp(v[r * cols + c] - max);
-          }
-          return Math.exp(v[(int) flat] - max) / sum;
-        };
+    Reference softmaxRef = (in, flat) -> RowNormCases.softmax(in.get(0), cols, flat);
     // The library's GPU formulation: a block per row, 256 lanes (threads) reducing it together.
     Tensor lanes = Reduction.softmaxLanes(x, 256);
     cs.add(
@@ -207,14 +226,8 @@ public final class OpsGpuBench {
             0,
             softmaxRef,
             OpSchedules.softmaxLanesGpu(lanes)));
-    // The plain softmax with its default schedule: a thread per row.
-    cs.add(
-        new Case(
-            "softmax_4096x4096_thread_per_row",
-            OperatorDef.of(List.of(x), Reduction.softmax(x, 1)),
-            0,
-            softmaxRef,
-            null));
+    // Softmax and layer norm as written (no template): the auto-scheduler's untuned pick.
+    cs.addAll(RowNormCases.cases());
     for (int batch : new int[] {1, 32}) {
       int c = 64;
       int h = 56;

@@ -35,7 +35,7 @@ class OpsGpuBenchConvConfigsTest {
   void checksOfTheDefaultSchedulesPass() {
     Optional<OpenClDevice> d = Devices.openCl();
     assumeTrue(d.isPresent(), "no OpenCL device");
-    assertThat(OpsGpuBench.checks(d.get())).hasSize(5);
+    assertThat(OpsGpuBench.checks(d.get())).hasSize(11);
   }
 
   @Test
