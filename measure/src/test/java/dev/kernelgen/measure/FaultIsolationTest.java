@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.java.JavaDevice;
 import dev.kernelgen.tune.Measurement;
@@ -107,10 +108,28 @@ class FaultIsolationTest {
   @Test
   void openClCandidatesMeasureInAChildJvmAndOneThatHangsIsKilled() {
     assumeTrue(Devices.openCl().isPresent(), "no OpenCL device: " + Devices.describe());
-    TuningTask t = DeviceMeasurerLeakTest.scaleTask(Target.OPENCL, 1000);
-    try (DeviceMeasurer inProcess = new DeviceMeasurer(Devices.openCl().get(), TC, 2);
-        DeviceMeasurer child =
-            new DeviceMeasurer(Devices.openCl().get(), TC, 2).inChildJvm().withTimeout(5)) {
+    gpuCandidatesInAChildJvm(Devices.openCl().get(), "__kernel void ", "__global float* p");
+  }
+
+  /** On the GPU machine: {@code -Dtest=FaultIsolationTest#cudaCandidates*}. */
+  @Test
+  void cudaCandidatesMeasureInAChildJvmAndOneThatHangsIsKilled() {
+    assumeTrue(
+        Devices.cuda().isPresent(),
+        "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
+    assumeTrue(TC.findNvcc().isPresent(), "no nvcc, skipped");
+    gpuCandidatesInAChildJvm(Devices.cuda().get(), "extern \"C\" __global__ void ", "float* p");
+  }
+
+  /**
+   * The scale task's candidates (ragged: 1000 elements in blocks of 32 to 256) measure OK in this
+   * JVM and in a child JVM; a hand-made kernel that spins forever is killed with its child JVM, and
+   * the next candidate measures.
+   */
+  private static void gpuCandidatesInAChildJvm(Device device, String kernel, String pointer) {
+    TuningTask t = DeviceMeasurerLeakTest.scaleTask(device.target(), 1000);
+    try (DeviceMeasurer inProcess = new DeviceMeasurer(device, TC, 2);
+        DeviceMeasurer child = new DeviceMeasurer(device, TC, 2).inChildJvm().withTimeout(5)) {
       var all = DeviceMeasurerLeakTest.all(t.space());
       for (Measurement x : inProcess.measure(t, all)) {
         assertThat(x.status()).as(x.toString()).isEqualTo(Measurement.Status.OK);
@@ -122,14 +141,15 @@ class FaultIsolationTest {
       KernelLaunch k = good.kernels().get(0);
       StringBuilder params = new StringBuilder();
       for (int i = 0; i < k.params(); i++) {
-        params.append(i == 0 ? "" : ", ").append("__global float* p").append(i);
+        params.append(i == 0 ? "" : ", ").append(pointer).append(i);
       }
-      String spin =
-          "__kernel void " + k.name() + "(" + params + ") { volatile int s = 1; while (s) {} }\n";
+      String spin = kernel + k.name() + "(" + params + ") { volatile int s = 1; while (s) {} }\n";
       BuildResult hang = child.builder().compile(good.withSource(spin));
+      assertThat(hang.ok()).as(hang.error()).isTrue();
       RunResult hung =
-          new ChildJvmRunner(Target.OPENCL, 10, List.of()).run(child.runnerInput(t, hang));
+          new ChildJvmRunner(device.target(), 10, List.of()).run(child.runnerInput(t, hang));
       assertThat(hung.status()).isEqualTo(Measurement.Status.TIMEOUT);
+      assertThat(hung.detail()).contains("killed");
       assertThat(child.measure(t, all.subList(2, 3)).get(0).status())
           .isEqualTo(Measurement.Status.OK);
     }
