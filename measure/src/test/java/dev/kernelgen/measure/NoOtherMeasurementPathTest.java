@@ -56,12 +56,8 @@ class NoOtherMeasurementPathTest {
    */
   static final Set<String> LEFT =
       Set.of(
-          "bench/cpu-bench/src/main/java/dev/kernelgen/bench/KernelgenDepthwise.java",
-          "bench/cpu-bench/src/main/java/dev/kernelgen/bench/OpsCpuBench.java",
           "bench/cpu-bench/src/main/java/dev/kernelgen/bench/Timing.java",
-          "bench/gpu-bench/src/main/java/dev/kernelgen/bench/gpu/DeviceOperator.java",
           "bench/gpu-bench/src/main/java/dev/kernelgen/bench/gpu/GpuBench.java",
-          "bench/gpu-bench/src/main/java/dev/kernelgen/bench/gpu/OpsGpuBench.java",
           "samples/depthwise-conv/src/main/java/dev/kernelgen/samples/depthwise/DepthwiseMain.java");
 
   @Test
