@@ -72,6 +72,18 @@ class FaultIsolationTest {
       RunResult hung = runner.run(m.runnerInput(t, hang));
       assertThat(hung.status()).isEqualTo(Measurement.Status.TIMEOUT);
       assertThat(hung.detail()).contains("abandoned");
+      // A write far past the output's end: the segment's bounds check, a runtime error.
+      BuildResult oob =
+          m.builder()
+              .compile(
+                  good.withSource(
+                      Tasks.javaKernel(
+                          "matmul",
+                          3,
+                          "p2.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, 1L << 40, 1f);")));
+      RunResult outOfBounds = runner.run(m.runnerInput(t, oob));
+      assertThat(outOfBounds.status()).isEqualTo(Measurement.Status.RUNTIME_ERROR);
+      assertThat(outOfBounds.detail()).containsIgnoringCase("out of bound");
       RunResult next = runner.run(m.runnerInput(t, good));
       assertThat(next.status()).as(next.detail()).isEqualTo(Measurement.Status.OK);
     } finally {
