@@ -41,6 +41,32 @@ public final class ChildJvmRunner implements Runner {
     this(target, 60, List.of());
   }
 
+  /**
+   * The class path of the child: the URLs of this module's class loader and its parents where they
+   * are URL class loaders (a Maven plugin's realm, whose classes are not on {@code
+   * java.class.path}), else this JVM's {@code java.class.path} (tests, a plain {@code java -cp}).
+   */
+  static String classPath() {
+    java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
+    for (ClassLoader l = RunnerMain.class.getClassLoader(); l != null; l = l.getParent()) {
+      if (l instanceof java.net.URLClassLoader u) {
+        for (java.net.URL url : u.getURLs()) {
+          if (url.getProtocol().equals("file")) {
+            try {
+              entries.add(Path.of(url.toURI()).toString());
+            } catch (java.net.URISyntaxException e) {
+              // Not a path: the child cannot use it either.
+            }
+          }
+        }
+      }
+    }
+    entries.addAll(
+        List.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)));
+    entries.remove("");
+    return String.join(java.io.File.pathSeparator, entries);
+  }
+
   @Override
   public Target target() {
     return target;
@@ -63,7 +89,7 @@ public final class ChildJvmRunner implements Runner {
       cmd.add("--enable-native-access=ALL-UNNAMED");
       cmd.addAll(jvmOptions);
       cmd.add("-cp");
-      cmd.add(System.getProperty("java.class.path"));
+      cmd.add(classPath());
       cmd.add(RunnerMain.class.getName());
       cmd.add(target.name());
       cmd.add(input.toString());
