@@ -250,11 +250,20 @@ public final class CHarnessMeasurer implements Measurer {
 
   /**
    * Deletes the reference data written for the tasks measured so far (inputs as files for the
-   * harness); a later batch writes it again. Without a close it goes when the JVM exits.
+   * harness) and stops the builder's workers; a later batch writes and starts them again. Without a
+   * close the data goes when the JVM exits.
    */
   @Override
   public void close() {
     references.clear();
+    Builder b;
+    synchronized (this) {
+      b = builder;
+    }
+    if (b != null) {
+      // Its workers stop; a later batch starts new ones.
+      b.close();
+    }
   }
 
   /** The directories of reference data this measurer holds now: a test hook. */
