@@ -61,9 +61,12 @@ public final class ChildJvmRunner implements Runner {
         }
       }
     }
-    entries.addAll(
-        List.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)));
-    entries.remove("");
+    for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+      if (!e.isEmpty()) {
+        // Absolute: the child runs in a directory of its own.
+        entries.add(Path.of(e).toAbsolutePath().toString());
+      }
+    }
     return String.join(java.io.File.pathSeparator, entries);
   }
 
