@@ -12,6 +12,7 @@ import dev.kernelgen.tune.TuneTest;
 import dev.kernelgen.tune.TuningTask;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +81,29 @@ class ConcurrentRunnersTest {
     assertThat(overlaps(javaRuns.spans, javaRuns.spans)).isFalse();
     // ...and the two devices' runs overlap.
     assertThat(overlaps(cRuns.spans, javaRuns.spans)).as("C and Java runs overlap").isTrue();
+  }
+
+  /** Two measurers, the C harness and the Java device, each driven by its own tuner thread. */
+  @Test
+  void twoMeasurersOfDifferentDevicesMeasureFromTwoThreads() throws Exception {
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    assumeThat(tc.findCc()).as("cc on PATH").isPresent();
+    TuningTask c = TuneTest.matmulTask(23);
+    TuningTask java = Tasks.on(c, Target.JAVA);
+    List<Configuration> configs = DeviceMeasurerLeakTest.all(c.space());
+    try (CHarnessMeasurer cm = new CHarnessMeasurer(tc, 1, 1, 3, 60);
+        DeviceMeasurer jm = new DeviceMeasurer(JavaDevice.instance(), tc, 1);
+        var threads = Executors.newFixedThreadPool(2)) {
+      Future<List<Measurement>> cs = threads.submit(() -> cm.measure(c, configs));
+      Future<List<Measurement>> js = threads.submit(() -> jm.measure(java, configs));
+      for (Measurement m : cs.get()) {
+        assertThat(m.status()).as(m.toString()).isEqualTo(Measurement.Status.OK);
+      }
+      for (Measurement m : js.get()) {
+        assertThat(m.status()).as(m.toString()).isEqualTo(Measurement.Status.OK);
+      }
+      assertThat(jm.versions().get(TimingProtocol.VERSION_KEY)).contains("wall clock");
+    }
   }
 
   private static boolean overlaps(List<long[]> a, List<long[]> b) {
