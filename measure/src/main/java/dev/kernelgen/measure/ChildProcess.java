@@ -28,7 +28,7 @@ record ChildProcess(int exit, String output, boolean timedOut) {
               .redirectErrorStream(true)
               .redirectOutput(log.toFile());
       pb.environment().putAll(env);
-      Process p = pb.start();
+      Process p = start(pb);
       p.getOutputStream().close();
       boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
       if (!done) {
@@ -52,6 +52,24 @@ record ChildProcess(int exit, String output, boolean timedOut) {
   String why() {
     String signal = exit > 128 && exit < 160 ? " (signal " + (exit - 128) + ")" : "";
     return "exit " + exit + signal + ": " + tail(output);
+  }
+
+  /**
+   * Starts {@code pb}, again after a short wait while the executable is "text file busy": a file
+   * just written by this JVM (a candidate's executable) stays open for writing in a process that
+   * another thread is forking at that moment, until that process execs.
+   */
+  private static Process start(ProcessBuilder pb) throws IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return pb.start();
+      } catch (IOException e) {
+        if (attempt >= 20 || !String.valueOf(e.getMessage()).contains("Text file busy")) {
+          throw e;
+        }
+        Thread.sleep(10L * attempt);
+      }
+    }
   }
 
   /** The first line of {@code cmd}'s output ({@code cc --version}). */
