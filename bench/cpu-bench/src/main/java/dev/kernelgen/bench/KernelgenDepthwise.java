@@ -4,12 +4,11 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.lower.Lower;
+import dev.kernelgen.measure.Modules;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.HostTensor;
-import dev.kernelgen.runtime.KernelBinary;
 import dev.kernelgen.runtime.KernelFunction;
 import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.KernelSignature;
@@ -20,10 +19,6 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.DepthwiseSchedules;
 import dev.kernelgen.topi.Nn;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -73,20 +68,12 @@ public final class KernelgenDepthwise implements OursKernel {
   }
 
   static KernelFunction compile(PrimFunc f) {
-    String source = CCodegen.generate(List.of(f), "bench_" + f.name());
-    try {
-      Path lib = Files.createTempFile("kernelgen-bench", ".so");
-      NativeToolchain.fromEnvironment().compileSharedLibrary(source, lib);
-      byte[] bytes = Files.readAllBytes(lib);
-      Files.delete(lib);
-      KernelModule module = DEVICE.loadModule(new KernelBinary.C(f.name(), bytes));
-      List<KernelSignature.ParamKind> kinds =
-          new ArrayList<>(
-              Collections.nCopies(f.params().size(), KernelSignature.ParamKind.POINTER));
-      return module.function(f.name(), new KernelSignature(kinds));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    KernelModule module =
+        DEVICE.loadModule(
+            Modules.cLibrary(NativeToolchain.fromEnvironment(), List.of(f), "bench_" + f.name()));
+    List<KernelSignature.ParamKind> kinds =
+        new ArrayList<>(Collections.nCopies(f.params().size(), KernelSignature.ParamKind.POINTER));
+    return module.function(f.name(), new KernelSignature(kinds));
   }
 
   /** A compiled kernel; the timed call reads and writes native tensors, without copies. */

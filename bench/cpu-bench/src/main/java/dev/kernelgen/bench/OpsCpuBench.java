@@ -8,9 +8,9 @@ import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.Lower;
+import dev.kernelgen.measure.Modules;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.HostTensor;
-import dev.kernelgen.runtime.KernelBinary;
 import dev.kernelgen.runtime.KernelFunction;
 import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.KernelSignature;
@@ -239,11 +239,8 @@ public final class OpsCpuBench {
       Files.createDirectories(Path.of(dump));
       Files.writeString(Path.of(dump, name + ".c"), source);
     }
-    Path lib = Files.createTempFile("kernelgen-ops", ".so");
-    NativeToolchain.fromEnvironment().compileSharedLibrary(source, lib);
-    byte[] bytes = Files.readAllBytes(lib);
-    Files.delete(lib);
-    KernelModule module = DEVICE.loadModule(new KernelBinary.C(f.name(), bytes));
+    KernelModule module =
+        DEVICE.loadModule(Modules.cLibrary(NativeToolchain.fromEnvironment(), source, f.name()));
     KernelFunction fn =
         module.function(
             f.name(),

@@ -81,6 +81,21 @@ class CpuBenchTest {
    * memory and run on the Java device, checked against the Java loops (a ragged, strided,
    * multiplier-2 workload) and timed; the summary gives its geometric mean over C.
    */
+  /** The C kernels, compiled through the measure module's {@code Modules}, match the loops. */
+  @Test
+  void generatedCKernelsAreCheckedAndTimed() throws Exception {
+    org.assertj.core.api.Assumptions.assumeThat(
+            dev.kernelgen.codegen.NativeToolchain.fromEnvironment().findCc())
+        .as("cc on PATH")
+        .isPresent();
+    List<CpuBench.Result> results =
+        CpuBench.run(TINY, new KernelgenDepthwise(), null, QUICK, silent());
+    assertThat(results).hasSize(2 * TINY.size());
+    for (CpuBench.Result r : results) {
+      assertThat(r.oursUs()).isPositive();
+    }
+  }
+
   @Test
   void generatedJavaKernelsAreCheckedAndTimed() throws Exception {
     OursKernel c = JavaLoops::of;

@@ -9,6 +9,7 @@ import dev.kernelgen.codegen.OpenClCodegen;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
+import dev.kernelgen.measure.Modules;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
@@ -64,12 +65,13 @@ public final class DeviceOperator implements AutoCloseable {
     PrimFunc f = Lower.lower(s, name, args, target, null);
     SplitHostDevice.DeviceModule module = SplitHostDevice.split(f);
     if (target == Target.CUDA) {
-      NativeToolchain tc = NativeToolchain.fromEnvironment();
       String source = CudaCodegen.generate(module.kernels(), name);
-      String ptx = tc.compilePtx(source, "compute_90");
-      byte[] cubin = tc.compileCubin(source, "sm_90");
       return new Compiled(
-          target, module, f.scalars(), source, new KernelBinary.Cuda(name, Map.of(90, cubin), ptx));
+          target,
+          module,
+          f.scalars(),
+          source,
+          Modules.cuda(NativeToolchain.fromEnvironment(), name, source, 90));
     }
     String source = OpenClCodegen.generate(module.kernels(), name);
     return new Compiled(target, module, f.scalars(), source, new KernelBinary.OpenCl(name, source));

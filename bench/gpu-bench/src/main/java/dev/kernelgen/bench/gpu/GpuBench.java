@@ -6,14 +6,13 @@ import dev.kernelgen.bench.Workload;
 import dev.kernelgen.bench.Workloads;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.Lower;
+import dev.kernelgen.measure.LaunchTiming;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
-import dev.kernelgen.runtime.DeviceTimer;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.cuda.CudaDevice;
-import dev.kernelgen.runtime.cuda.CudaGraph;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.te.Tensor;
@@ -462,45 +461,12 @@ public final class GpuBench {
   }
 
   private static double perCall(Device device, DeviceOperator op, List<DeviceBuffer> buffers) {
-    for (int i = 0; i < 20; i++) {
-      op.launch(buffers);
-    }
-    device.synchronize();
-    double best = Double.MAX_VALUE;
-    try (DeviceTimer t = device.timer()) {
-      for (int rep = 0; rep < REPEATS; rep++) {
-        t.start();
-        for (int i = 0; i < CALLS; i++) {
-          op.launch(buffers);
-        }
-        t.stop();
-        best = Math.min(best, t.elapsedMillis() * 1e3 / CALLS);
-      }
-    }
-    return best;
+    return LaunchTiming.bestPerCall(device, () -> op.launch(buffers), 20, REPEATS, CALLS);
   }
 
   /** GPU time per launch: launches captured in a CUDA graph, replayed between two events. */
   static double graphTime(CudaDevice device, DeviceOperator op, List<DeviceBuffer> buffers) {
-    try (CudaGraph graph =
-            device.captureGraph(
-                () -> {
-                  for (int i = 0; i < GRAPH_LAUNCHES; i++) {
-                    op.launch(buffers);
-                  }
-                });
-        DeviceTimer t = device.timer()) {
-      graph.launch();
-      device.synchronize();
-      double best = Double.MAX_VALUE;
-      for (int rep = 0; rep < REPEATS; rep++) {
-        t.start();
-        graph.launch();
-        t.stop();
-        best = Math.min(best, t.elapsedMillis() * 1e3 / GRAPH_LAUNCHES);
-      }
-      return best;
-    }
+    return LaunchTiming.bestGraphTime(device, () -> op.launch(buffers), GRAPH_LAUNCHES, REPEATS);
   }
 
   /** One candidate of the search: a workload, plain or fused, with a configuration. */

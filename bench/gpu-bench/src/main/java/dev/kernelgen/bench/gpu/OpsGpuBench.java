@@ -4,10 +4,10 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.json.Json;
+import dev.kernelgen.measure.LaunchTiming;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
-import dev.kernelgen.runtime.DeviceTimer;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.cuda.CudaDevice;
 import dev.kernelgen.schedule.Schedule;
@@ -396,30 +396,9 @@ public final class OpsGpuBench {
   }
 
   private static double perCall(Device device, DeviceOperator op, List<DeviceBuffer> buffers) {
-    int calls = CALLS;
-    for (int i = 0; i < 3; i++) {
-      op.launch(buffers);
-    }
-    device.synchronize();
-    double best = Double.MAX_VALUE;
-    try (DeviceTimer t = device.timer()) {
-      // A slow kernel (tens of ms) gets fewer calls per batch.
-      t.start();
-      op.launch(buffers);
-      t.stop();
-      if (t.elapsedMillis() > 2) {
-        calls = 10;
-      }
-      for (int rep = 0; rep < REPEATS; rep++) {
-        t.start();
-        for (int i = 0; i < calls; i++) {
-          op.launch(buffers);
-        }
-        t.stop();
-        best = Math.min(best, t.elapsedMillis() * 1e3 / calls);
-      }
-    }
-    return best;
+    // A slow kernel (tens of ms) gets fewer calls per batch.
+    return LaunchTiming.bestPerCallAdaptive(
+        device, () -> op.launch(buffers), 3, REPEATS, CALLS, 2, 10);
   }
 
   private static double round(double v) {

@@ -1,0 +1,67 @@
+package dev.kernelgen.measure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.TuneTest;
+import dev.kernelgen.tune.TuningTask;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The builder: a batch built in parallel comes back in order, with each failure's reason. */
+class BuilderTest {
+  private static final NativeToolchain TC = NativeToolchain.fromEnvironment();
+
+  @Test
+  void aBatchIsBuiltInParallelAndComesBackInItsOrder() {
+    assumeThat(TC.findCc()).as("cc on PATH").isPresent();
+    TuningTask c = TuneTest.matmulTask(13);
+    List<Configuration> batch = new ArrayList<>(DeviceMeasurerLeakTest.all(c.space()));
+    batch.add(3, Configuration.of(Map.of("tile_j", 99)));
+    try (Builder b = Builder.forCpu(TC, 2, "x86-64-v2")) {
+      for (TuningTask t : List.of(c, Tasks.on(c, Target.JAVA))) {
+        List<BuildResult> built = b.build(t, batch);
+        assertThat(built).extracting(BuildResult::config).containsExactlyElementsOf(batch);
+        for (int i = 0; i < built.size(); i++) {
+          BuildResult r = built.get(i);
+          assertThat(r.target()).isEqualTo(t.target());
+          if (i == 3) {
+            assertThat(r.failure()).isEqualTo(Measurement.Status.INVALID);
+            assertThat(r.error()).contains("tile_j");
+          } else {
+            assertThat(r.ok()).as(r.error()).isTrue();
+            assertThat(r.binary()).isNotEmpty();
+            assertThat(r.kernels()).hasSize(1);
+            assertThat(r.inputs()).isEqualTo(2);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aSourceTheCompilerRejectsIsACompileErrorWithItsMessage() {
+    assumeThat(TC.findCc()).as("cc on PATH").isPresent();
+    TuningTask c = TuneTest.matmulTask(8);
+    try (Builder b = Builder.forCpu(TC, 1, "x86-64-v2")) {
+      BuildResult good = b.build(c, c.space().get(0));
+      BuildResult badC = b.compile(good.withSource("int main( {"));
+      assertThat(badC.failure()).isEqualTo(Measurement.Status.COMPILE_ERROR);
+      assertThat(badC.error()).startsWith("cc failed:");
+      assertThat(badC.measurement().status()).isEqualTo(Measurement.Status.COMPILE_ERROR);
+      TuningTask java = Tasks.on(c, Target.JAVA);
+      BuildResult goodJava = b.build(java, java.space().get(0));
+      BuildResult badJava = b.compile(goodJava.withSource("class {"));
+      assertThat(badJava.failure()).isEqualTo(Measurement.Status.COMPILE_ERROR);
+      assertThat(badJava.error()).startsWith("javac failed:");
+      // A printed candidate not yet compiled has no binary and is not a success.
+      assertThat(good.withSource(good.source()).ok()).isFalse();
+    }
+  }
+}
