@@ -39,7 +39,9 @@ final class JavaRowSplit {
   /**
    * The split of a loop: the element summed into, the initial value, the terms of each loop (their
    * loads of {@code source} rewritten to read {@code window}), and what to copy into the window:
-   * {@code length} elements of {@code source} from {@code sourceFirst}.
+   * {@code length} elements of {@code source} from {@code sourceFirst}. The window is null when the
+   * source is a local array read at the loop variable plus constants: the terms read it as they
+   * are.
    */
   record Plan(
       JavaLoopForms.Access acc,
@@ -121,6 +123,11 @@ final class JavaRowSplit {
     if (groups.size() < 2) {
       return null;
     }
+    Expr sourceFirst = Simplifier.simplify(first.invariant().add(f.min()).add(cmin));
+    if (isLocalArray.test(source) && Simplifier.simplify(first.invariant()) instanceof IntImm) {
+      // Already an array read at the loop variable plus a constant: no window to copy.
+      return new Plan(acc, init, groups, source, null, sourceFirst, 0);
+    }
     Buffer window = new Buffer("window", source.dtype(), MemoryScope.LOCAL, List.of());
     long shift = cmin;
     ExprMutator toWindow =
@@ -139,7 +146,6 @@ final class JavaRowSplit {
     for (List<Expr> g : groups) {
       rewritten.add(g.stream().map(toWindow::mutate).toList());
     }
-    Expr sourceFirst = Simplifier.simplify(first.invariant().add(f.min()).add(cmin));
     return new Plan(acc, init, rewritten, source, window, sourceFirst, ext.value() + cmax - cmin);
   }
 

@@ -332,9 +332,10 @@ class JavaLoopFormsTest {
 
   /**
    * A row of nine taps summed from a local plane ({@code row[j] = 0; row[j] += plane[r * w + j + c]
-   * * f[c]} for c in three rows of three) is split into three loops over a window of the plane, the
-   * taps of a loop a row apart; on a ragged row (w = 19) the sums equal the loop's up to rounding.
-   * A tap under a select keeps the row in one loop.
+   * * f[c]} for c in three rows of three), row after row, is flattened into one row over the
+   * plane's stride ({@link JavaRowFlatten}) and split into three loops reading the plane itself,
+   * the taps of a loop a row apart; on ragged rows (w = 19) the sums equal the loop's up to
+   * rounding. A tap under a select keeps the row in one loop.
    */
   @Test
   void rowOfTapsIsSplitOverAWindow() throws Exception {
@@ -384,12 +385,15 @@ class JavaLoopFormsTest {
                                 new Store(out, r.mul(w).add(j2), Load.of(row, j2))))))));
     PrimFunc fn = new PrimFunc("conv", List.of(in, f, out), List.of(), body);
     String src = JavaCodegen.generate(List.of(fn), "", "Split");
+    // The rows flattened into one (JavaRowFlatten), read from the plane where they are.
     assertThat(src)
-        .contains("System.arraycopy(plane, r * 21, window_float, 0, 63);")
+        .doesNotContain("window")
+        .contains("for (int j = 0; j < 103; ++j) {")
         .contains(
-            "row[j] = ((0.0f + (window_float[j] * f_v)) + (window_float[j + 21] * f_v_3))"
-                + " + (window_float[j + 42] * f_v_6);")
-        .contains("row[j_1] = ((row[j_1] + (window_float[j_1 + 1] * f_v_1))");
+            "row_rows[j] = ((0.0f + (plane[j] * f_v)) + (plane[j + 21] * f_v_3))"
+                + " + (plane[j + 42] * f_v_6);")
+        .contains("row_rows[j_1] = ((row_rows[j_1] + (plane[j_1 + 1] * f_v_1))")
+        .contains("MemorySegment.copy(row_rows, r * 21, out, JAVA_FLOAT, 4L * (r * 19), 19);");
     Method m = method(JavaSourceCompiler.compile("Split", src), "conv");
     try (Arena arena = Arena.ofShared()) {
       MemorySegment is = CCodegenTest.randomFloats(arena, size, new Random(9));
@@ -438,7 +442,10 @@ class JavaLoopFormsTest {
     assertThat(unsplit).doesNotContain("window").contains("float row_acc = 0.0f;");
   }
 
-  /** The same row of taps read from a parameter: the window is copied from the segment. */
+  /**
+   * The same rows of taps read from a parameter: flattened into one row, whose window is copied
+   * from the segment once.
+   */
   @Test
   void rowOfTapsFromASegmentIsSplitOverAWindow() throws Exception {
     int w = 19;
@@ -479,7 +486,9 @@ class JavaLoopFormsTest {
     PrimFunc fn = new PrimFunc("conv", List.of(in, f, out), List.of(), body);
     String src = JavaCodegen.generate(List.of(fn), "", "SplitSegment");
     assertThat(src)
-        .contains("MemorySegment.copy(in, JAVA_FLOAT, 4L * (r * 21), window_float, 0, 63);")
+        .contains("MemorySegment.copy(in, JAVA_FLOAT, 0L, window_float, 0, 147);")
+        .contains("row_rows[j] = ((0.0f + (window_float[j] * f_v))")
+        .contains("stage_float[j_3] = row_rows[(r * 21) + j_3] * 2.0f;")
         .contains("final float[] stage_float = new float[19];");
     Method m = method(JavaSourceCompiler.compile("SplitSegment", src), "conv");
     try (Arena arena = Arena.ofShared()) {

@@ -1,0 +1,309 @@
+package dev.kernelgen.codegen;
+
+import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Buffer;
+import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprVisitor;
+import dev.kernelgen.te.FreeVars;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Load;
+import dev.kernelgen.te.Select;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Allocate;
+import dev.kernelgen.tir.For;
+import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.Seq;
+import dev.kernelgen.tir.Stmt;
+import dev.kernelgen.tir.StmtMutator;
+import dev.kernelgen.tir.Store;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Rows of sums computed as one long row, for C2: a loop over rows {@code k} whose body fills a row
+ * buffer {@code R} ({@code for l < W: R[l] = sum of src[S*k + l + c] * w}, a convolution computed
+ * per output row) and then reads it ({@code for l < W: out[...] = f(R[l])}) becomes
+ *
+ * <pre>
+ *   F = new T[(H-1)*S + W]
+ *   for q < (H-1)*S + W: F[q] = sum of src[S*k0 + q + c] * w      (one loop, all rows)
+ *   for k: for l < W: out[...] = f(F[(k-k0)*S + l])
+ * </pre>
+ *
+ * C2 vectorizes a loop only in its main part (16 floats an iteration on AVX-512, unrolled), the
+ * rest runs in scalar pre- and post-loops: a row of 21 or 96 elements spends most of its time
+ * there, one of thousands does not (measured single-threaded on the seed's 3x3 depthwise planes:
+ * 21x21 7x, 96x96 4.6x faster). {@code S} is the source's row stride: the elements of {@code F}
+ * between two rows (at {@code l >= W}) are computed from the source elements between the rows' and
+ * never read. Every source index lies between the first and the last that the loop nest reads, so
+ * within the source buffer; the values are pure arithmetic on loads (no condition, no integer
+ * division), so computing the extra elements has no effect but time.
+ *
+ * <p>The loops may be split: each iteration of {@code k} writes only {@code R}, rewritten before it
+ * is read, and the readers store nothing the writer reads.
+ */
+final class JavaRowFlatten {
+  /** The longest flat row, in elements: a longer one stays a loop over rows. */
+  static final long MAX_LENGTH = 1 << 20;
+
+  private JavaRowFlatten() {}
+
+  /** {@code body} with every loop nest of that form flattened. */
+  static Stmt apply(Stmt body) {
+    return new StmtMutator() {
+      @Override
+      public Stmt mutate(Stmt s) {
+        Stmt m = mutateStmtChildren(s);
+        Stmt flat =
+            switch (m) {
+              case For f -> flatten(f);
+              // The row allocated around the loop over rows: the same as inside it.
+              case Allocate a when a.body() instanceof For f && !(f.body() instanceof Allocate) ->
+                  flatten(f.withBody(new Allocate(a.buffer(), a.size(), f.body())));
+              default -> null;
+            };
+        return flat != null ? flat : m;
+      }
+    }.mutate(body);
+  }
+
+  /** The flattened form of {@code k}, or null when it is not such a loop. */
+  static Stmt flatten(For k) {
+    if (k.kind() == ForKind.PARALLEL
+        || k.threadTag() != null
+        || k.loopVar().dtype() != DType.INT32
+        || !(k.extent() instanceof IntImm h)
+        || h.value() < 2
+        || !(k.body() instanceof Allocate a)
+        || !(a.body() instanceof Seq q)
+        || q.stmts().size() < 2
+        || !(q.stmts().get(0) instanceof For p)) {
+      return null;
+    }
+    Buffer row = a.buffer();
+    Long stride = writerStride(p, row, k.loopVar());
+    if (stride == null || !(p.extent() instanceof IntImm w)) {
+      return null;
+    }
+    long length = (h.value() - 1) * stride + w.value();
+    if (length > MAX_LENGTH) {
+      return null;
+    }
+    Set<Buffer> read = loaded(p);
+    List<For> readers = new ArrayList<>();
+    for (Stmt st : q.stmts().subList(1, q.stmts().size())) {
+      if (!(st instanceof For r)
+          || !isZero(r.min())
+          || !r.extent().equals(p.extent())
+          || !readsRowAtLoopVar(r, row)
+          || CLikePrinter.storedBuffers(r).stream().anyMatch(b -> b == row || read.contains(b))) {
+        return null;
+      }
+      readers.add(r);
+    }
+    Buffer flat = new Buffer(row.name() + "_rows", row.dtype(), row.scope(), List.of());
+    Var kv = k.loopVar();
+    Var qv = new Var(p.loopVar().name(), DType.INT32);
+    Map<Var, Expr> toFlat = Map.of(kv, k.min(), p.loopVar(), qv);
+    Stmt writer =
+        new StmtMutator() {
+          @Override
+          public Stmt mutate(Stmt s) {
+            if (s instanceof Store st && st.buffer() == row) {
+              return new Store(flat, qv, mutate(st.value()));
+            }
+            return mutateStmtChildren(s);
+          }
+
+          @Override
+          public Expr mutate(Expr e) {
+            if (e instanceof Load l) {
+              return l.buffer() == row
+                  ? Load.of(flat, qv)
+                  : Load.of(l.buffer(), Simplifier.simplify(substitute(l.index(), toFlat)));
+            }
+            return mutateChildren(e);
+          }
+        }.mutate(p.body());
+    For all =
+        new For(
+            qv,
+            IntImm.of(DType.INT32, 0),
+            IntImm.of(DType.INT32, length),
+            p.kind(),
+            null,
+            p.pragmas(),
+            writer);
+    List<Stmt> reads = new ArrayList<>();
+    for (For r : readers) {
+      Expr at = Simplifier.simplify(kv.sub(k.min()).mul(stride).add(r.loopVar()));
+      reads.add(
+          new StmtMutator() {
+            @Override
+            public Expr mutate(Expr e) {
+              return e instanceof Load l && l.buffer() == row
+                  ? Load.of(flat, at)
+                  : mutateChildren(e);
+            }
+          }.mutate(r));
+    }
+    return new Allocate(
+        flat, IntImm.of(DType.INT32, length), Seq.of(all, k.withBody(Seq.of(reads))));
+  }
+
+  /**
+   * The row stride {@code S} of the writer {@code p}: its body is stores of {@code row[l]} only,
+   * whose values read {@code row[l]}, elements at {@code S*k + l + c} ({@code c} free of both) of
+   * other buffers, and elements whose index uses neither loop variable, and use the loop variables
+   * nowhere else; no condition and no integer division. Null when it is not such a loop.
+   */
+  private static Long writerStride(For p, Buffer row, Var k) {
+    Var l = p.loopVar();
+    List<Store> stores = JavaLoopForms.stores(p.body());
+    if (stores == null
+        || l.dtype() != DType.INT32
+        || !isZero(p.min())
+        || p.kind() == ForKind.PARALLEL
+        || p.threadTag() != null
+        || !(p.extent() instanceof IntImm w)
+        || w.value() <= 0) {
+      return null;
+    }
+    long[] stride = {0};
+    boolean[] ok = {true};
+    ExprVisitor check =
+        new ExprVisitor() {
+          @Override
+          public void visit(Expr e) {
+            switch (e) {
+              case Load ld when ld.buffer() == row -> ok[0] &= ld.index() == l;
+              case Load ld -> {
+                long[] c = coefficients(ld.index(), k, l);
+                if (c == null || c[0] == 0 && c[1] == 0) {
+                  ok[0] &= c != null;
+                } else if (c[1] != 1 || c[0] <= 0 || stride[0] != 0 && stride[0] != c[0]) {
+                  ok[0] = false;
+                } else {
+                  stride[0] = c[0];
+                }
+              }
+              case Var v when v == k || v == l -> ok[0] = false;
+              case Select s -> ok[0] = false;
+              case Binary b
+                  when b.op() == BinOp.AND
+                      || b.op() == BinOp.OR
+                      || !b.dtype().isFloat()
+                          && (b.op() == BinOp.DIV
+                              || b.op() == BinOp.FLOOR_DIV
+                              || b.op() == BinOp.FLOOR_MOD) ->
+                  ok[0] = false;
+              default -> super.visit(e);
+            }
+          }
+        };
+    for (Store st : stores) {
+      if (st.buffer() != row || st.index() != l) {
+        return null;
+      }
+      check.visit(st.value());
+    }
+    return ok[0] && stride[0] > 0 ? stride[0] : null;
+  }
+
+  /**
+   * The coefficients of {@code k} and {@code l} in {@code index} when it is linear in them (the
+   * rest free of both), else null.
+   */
+  static long[] coefficients(Expr index, Var k, Var l) {
+    if (index == k) {
+      return new long[] {1, 0};
+    }
+    if (index == l) {
+      return new long[] {0, 1};
+    }
+    if (!FreeVars.uses(index, k) && !FreeVars.uses(index, l)) {
+      return new long[] {0, 0};
+    }
+    if (index instanceof Binary b && (b.op() == BinOp.ADD || b.op() == BinOp.SUB)) {
+      long[] x = coefficients(b.a(), k, l);
+      long[] y = coefficients(b.b(), k, l);
+      if (x == null || y == null) {
+        return null;
+      }
+      long sign = b.op() == BinOp.ADD ? 1 : -1;
+      return new long[] {x[0] + sign * y[0], x[1] + sign * y[1]};
+    }
+    if (index instanceof Binary b && b.op() == BinOp.MUL) {
+      long[] x = b.b() instanceof IntImm c ? coefficients(b.a(), k, l) : null;
+      long[] y = b.a() instanceof IntImm c ? coefficients(b.b(), k, l) : null;
+      long factor =
+          b.b() instanceof IntImm c ? c.value() : b.a() instanceof IntImm c ? c.value() : 0;
+      long[] t = x != null ? x : y;
+      return t == null ? null : new long[] {t[0] * factor, t[1] * factor};
+    }
+    return null;
+  }
+
+  /**
+   * Whether every load of {@code row} in {@code r} reads {@code row[l]}, {@code l} its variable.
+   */
+  private static boolean readsRowAtLoopVar(For r, Buffer row) {
+    boolean[] ok = {true};
+    ExprVisitor v =
+        new ExprVisitor() {
+          @Override
+          public void visit(Expr e) {
+            if (e instanceof Load ld && ld.buffer() == row) {
+              ok[0] &= ld.index() == r.loopVar();
+              return;
+            }
+            super.visit(e);
+          }
+        };
+    new StmtMutator() {
+      @Override
+      public Expr mutate(Expr e) {
+        v.visit(e);
+        return e;
+      }
+    }.mutate(r.body());
+    return ok[0];
+  }
+
+  private static Set<Buffer> loaded(Stmt s) {
+    Set<Buffer> out = Collections.newSetFromMap(new IdentityHashMap<>());
+    ExprVisitor v =
+        new ExprVisitor() {
+          @Override
+          public void visit(Expr e) {
+            if (e instanceof Load ld) {
+              out.add(ld.buffer());
+            }
+            super.visit(e);
+          }
+        };
+    new StmtMutator() {
+      @Override
+      public Expr mutate(Expr e) {
+        v.visit(e);
+        return e;
+      }
+    }.mutate(s);
+    return out;
+  }
+
+  private static Expr substitute(Expr e, Map<Var, Expr> map) {
+    return dev.kernelgen.te.Substitute.apply(e, map);
+  }
+
+  private static boolean isZero(Expr e) {
+    return e instanceof IntImm i && i.value() == 0;
+  }
+}
