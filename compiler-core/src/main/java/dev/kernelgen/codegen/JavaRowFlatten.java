@@ -6,6 +6,7 @@ import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
@@ -142,6 +143,13 @@ final class JavaRowFlatten {
             p.pragmas(),
             writer);
     List<Stmt> reads = new ArrayList<>();
+    Stmt map = readers.size() == 1 ? elementwise(readers.get(0), row, flat, kv, length) : null;
+    if (map != null) {
+      // The reader's arithmetic on the flat row in place, then copies of its rows.
+      Store st = (Store) readers.get(0).body();
+      For r = readers.get(0);
+      readers.set(0, r.withBody(new Store(st.buffer(), st.index(), Load.of(row, r.loopVar()))));
+    }
     for (For r : readers) {
       Expr at = Simplifier.simplify(kv.sub(k.min()).mul(stride).add(r.loopVar()));
       reads.add(
@@ -154,8 +162,95 @@ final class JavaRowFlatten {
             }
           }.mutate(r));
     }
-    return new Allocate(
-        flat, IntImm.of(DType.INT32, length), Seq.of(all, k.withBody(Seq.of(reads))));
+    List<Stmt> body = new ArrayList<>(List.of(all));
+    if (map != null) {
+      body.add(map);
+    }
+    body.add(k.withBody(Seq.of(reads)));
+    return new Allocate(flat, IntImm.of(DType.INT32, length), Seq.of(body));
+  }
+
+  /**
+   * The arithmetic of reader {@code r} applied to the whole flat row in place ({@code for q: F[q] =
+   * f(F[q])}), when its body is one store of {@code f(row[l])} with {@code f} pure arithmetic on
+   * invariant loads of other buffers (a scale_shift and relu after a convolution); null when it is
+   * not, or when {@code f} is the element itself. C2 vectorizes the loop over one array, not a loop
+   * from one array to another at offsets that differ by {@code S*k}.
+   */
+  private static For elementwise(For r, Buffer row, Buffer flat, Var k, long length) {
+    if (!(r.body() instanceof Store st)
+        || st.value() instanceof Load
+        || !pure(st.value())
+        || !readsOnlyInvariants(st.value(), row, st.buffer(), k, r.loopVar())) {
+      return null;
+    }
+    Var q = new Var(r.loopVar().name(), DType.INT32);
+    Expr value =
+        new ExprMutator() {
+          @Override
+          public Expr mutate(Expr e) {
+            return e instanceof Load l && l.buffer() == row ? Load.of(flat, q) : mutateChildren(e);
+          }
+        }.mutate(st.value());
+    return new For(
+        q,
+        IntImm.of(DType.INT32, 0),
+        IntImm.of(DType.INT32, length),
+        r.kind(),
+        null,
+        r.pragmas(),
+        new Store(flat, q, value));
+  }
+
+  /**
+   * Whether {@code e} uses {@code k} and {@code l} only in loads of {@code row[l]}, and reads
+   * {@code stored} nowhere.
+   */
+  private static boolean readsOnlyInvariants(Expr e, Buffer row, Buffer stored, Var k, Var l) {
+    boolean[] ok = {true};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        switch (x) {
+          case Load ld when ld.buffer() == row -> ok[0] &= ld.index() == l;
+          case Load ld ->
+              ok[0] &=
+                  ld.buffer() != stored
+                      && !FreeVars.uses(ld.index(), k)
+                      && !FreeVars.uses(ld.index(), l);
+          case Var v -> ok[0] &= v != k && v != l;
+          default -> super.visit(x);
+        }
+      }
+    }.visit(e);
+    return ok[0];
+  }
+
+  /**
+   * Whether {@code e} evaluates everything unconditionally and cannot throw: no condition and no
+   * integer division outside the indices of loads (an index the original loop computes too).
+   */
+  private static boolean pure(Expr e) {
+    boolean[] ok = {true};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        if (x instanceof Load) {
+          return;
+        }
+        ok[0] &=
+            !(x instanceof Select)
+                && !(x instanceof Binary b
+                    && (b.op() == BinOp.AND
+                        || b.op() == BinOp.OR
+                        || !b.dtype().isFloat()
+                            && (b.op() == BinOp.DIV
+                                || b.op() == BinOp.FLOOR_DIV
+                                || b.op() == BinOp.FLOOR_MOD)));
+        super.visit(x);
+      }
+    }.visit(e);
+    return ok[0];
   }
 
   /**
@@ -195,15 +290,6 @@ final class JavaRowFlatten {
                 }
               }
               case Var v when v == k || v == l -> ok[0] = false;
-              case Select s -> ok[0] = false;
-              case Binary b
-                  when b.op() == BinOp.AND
-                      || b.op() == BinOp.OR
-                      || !b.dtype().isFloat()
-                          && (b.op() == BinOp.DIV
-                              || b.op() == BinOp.FLOOR_DIV
-                              || b.op() == BinOp.FLOOR_MOD) ->
-                  ok[0] = false;
               default -> super.visit(e);
             }
           }
@@ -213,6 +299,7 @@ final class JavaRowFlatten {
         return null;
       }
       check.visit(st.value());
+      ok[0] &= pure(st.value());
     }
     return ok[0] && stride[0] > 0 ? stride[0] : null;
   }
