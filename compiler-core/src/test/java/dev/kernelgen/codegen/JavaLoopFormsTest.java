@@ -444,7 +444,7 @@ class JavaLoopFormsTest {
 
   /**
    * The same rows of taps read from a parameter: flattened into one row, whose window is copied
-   * from the segment once.
+   * from the segment once; the reader's product on the flat row in place, then its rows copied.
    */
   @Test
   void rowOfTapsFromASegmentIsSplitOverAWindow() throws Exception {
@@ -488,8 +488,8 @@ class JavaLoopFormsTest {
     assertThat(src)
         .contains("MemorySegment.copy(in, JAVA_FLOAT, 0L, window_float, 0, 147);")
         .contains("row_rows[j] = ((0.0f + (window_float[j] * f_v))")
-        .contains("stage_float[j_3] = row_rows[(r * 21) + j_3] * 2.0f;")
-        .contains("final float[] stage_float = new float[19];");
+        .contains("row_rows[j_3] = row_rows[j_3] * 2.0f;")
+        .contains("MemorySegment.copy(row_rows, r * 21, out, JAVA_FLOAT, 4L * (r * 19), 19);");
     Method m = method(JavaSourceCompiler.compile("SplitSegment", src), "conv");
     try (Arena arena = Arena.ofShared()) {
       MemorySegment is = CCodegenTest.randomFloats(arena, (rows + 2) * (w + 2), new Random(11));
