@@ -35,9 +35,13 @@ import java.util.TreeSet;
  * parallel streams use that pool's threads (reused across calls), not the common pool.
  *
  * <p>Inner loops are printed in forms that HotSpot's C2 compiles to tight code ({@link
- * JavaLoopForms}): accumulators in local variables, loop-invariant loads read before the loop,
- * constant-size local arrays allocated once per function or parallel task, contiguous copies as
- * bulk copies, rows of a parameter staged in an array so that their loop is over arrays.
+ * JavaLoopForms}, {@link JavaLoopPrinter}): accumulators in local variables, loop-invariant loads
+ * read before the loop, constant-size local arrays allocated once per function or parallel task,
+ * contiguous copies as bulk copies, rows of a parameter staged in an array so that their loop is
+ * over arrays, rows of taps split over a window ({@link JavaRowSplit}) and the rows of a plane
+ * computed as one long row ({@link JavaRowFlatten}, applied to the IR before printing). A parallel
+ * task or a function without parallel loops takes its arrays of 1 KiB to 4 MiB from a per-thread
+ * workspace ({@code ThreadLocal} fields of the class), so that a call allocates nothing for them.
  *
  * <p>Why plain loops for C2 and not the Vector API: {@code jdk.incubator.vector} (still incubating
  * in JDK 25) is resolved only when the JVM starts with {@code --add-modules jdk.incubator.vector};
