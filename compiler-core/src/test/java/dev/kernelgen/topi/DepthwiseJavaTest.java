@@ -46,6 +46,12 @@ class DepthwiseJavaTest {
           JavaCodegen.generate(List.of(Lower.lower(s, "dw", args, Target.JAVA, null)), "", "Dw");
       if (stride == 1) {
         assertThat(src).as("flattened rows").contains("_rows[");
+        long loops =
+            src.lines().filter(x -> x.matches("\\s+\\w+_rows\\[\\w+\\] = .*Filter_v.*")).count();
+        int rowStride = pad.equals("SAME") ? w + k - 1 : w;
+        if (rowStride >= 16) { // taps closer than 16 elements go to loops of their own
+          assertThat(loops).as("one loop per filter column, its taps a row apart").isEqualTo(k);
+        }
         if (pad.equals("SAME")) {
           assertThat(src).as("the padded plane read in place").doesNotContain("window_float");
         }
