@@ -55,6 +55,14 @@ class DepthwiseJavaTest {
         if (pad.equals("SAME")) {
           assertThat(src).as("the padded plane read in place").doesNotContain("window_float");
         }
+        if (m == 1) {
+          assertThat(src)
+              .as("the output plane copied out at once")
+              .containsPattern(
+                  "MemorySegment.copy\\(DepthwiseConv2d\\w*_plane, 0, \\w+, JAVA_FLOAT, .*, "
+                      + (pad.equals("SAME") ? h * w : (h - k + 1) * (w - k + 1))
+                      + "\\);");
+        }
         if (out == d.fused()) {
           assertThat(src)
               .as("relu on the flat row in place")
