@@ -6,7 +6,6 @@ import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Intrinsic;
-import dev.kernelgen.te.Load;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Barrier;
 import dev.kernelgen.tir.For;
@@ -17,7 +16,6 @@ import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +35,13 @@ import java.util.TreeSet;
  * parallel streams use that pool's threads (reused across calls), not the common pool.
  *
  * <p>Inner loops are printed in forms that HotSpot's C2 compiles to tight code ({@link
- * JavaLoopForms}): accumulators in local variables, loop-invariant loads read before the loop,
- * constant-size local arrays allocated once per function or parallel task, contiguous copies as
- * bulk copies, rows of a parameter staged in an array so that their loop is over arrays.
+ * JavaLoopForms}, {@link JavaLoopPrinter}): accumulators in local variables, loop-invariant loads
+ * read before the loop, constant-size local arrays allocated once per function or parallel task,
+ * contiguous copies as bulk copies, rows of a parameter staged in an array so that their loop is
+ * over arrays, rows of taps split over a window ({@link JavaRowSplit}) and the rows of a plane
+ * computed as one long row ({@link JavaRowFlatten}, applied to the IR before printing). A parallel
+ * task or a function without parallel loops takes its arrays of 1 KiB to 4 MiB from a per-thread
+ * workspace ({@code ThreadLocal} fields of the class), so that a call allocates nothing for them.
  *
  * <p>Why plain loops for C2 and not the Vector API: {@code jdk.incubator.vector} (still incubating
  * in JDK 25) is resolved only when the JVM starts with {@code --add-modules jdk.incubator.vector};
@@ -52,27 +54,25 @@ import java.util.TreeSet;
  * vectorize segment accesses in these loops: the forms above make the loops that can be vectorized
  * array loops, and the others tight scalar code.
  */
-public final class JavaCodegen extends CLikePrinter {
-  private final Set<String> layouts = new TreeSet<>();
+public final class JavaCodegen extends JavaLoopPrinter {
   private final Set<String> streams = new TreeSet<>();
-  private final Set<Buffer> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
-
-  /** Elements read from a local variable instead of memory: hoisted loads and accumulators. */
-  private final Map<JavaLoopForms.Access, String> localLoads = new HashMap<>();
-
-  /** Elements written to a local variable instead of memory: accumulators. */
-  private final Map<JavaLoopForms.Access, String> localStores = new HashMap<>();
 
   /** The identifiers of allocations already declared at the top of their function or task. */
   private final Map<Allocate, String> hoisted = new IdentityHashMap<>();
 
-  /** The staging array of each loop that stores a row of a parameter through one. */
-  private final Map<For, String> staging = new IdentityHashMap<>();
+  /**
+   * The sizes of the arrays taken from a thread's workspace, in bytes: a smaller one costs less to
+   * allocate and zero than a thread-local lookup, a larger one would stay with each thread.
+   */
+  static final long MIN_WORKSPACE_BYTES = 1024;
 
-  /** The loops whose row of sums is split ({@link JavaRowSplit}), and their window arrays. */
-  private final Map<For, JavaRowSplit.Plan> splits = new IdentityHashMap<>();
+  static final long MAX_WORKSPACE_BYTES = 4 << 20;
 
-  private final Map<For, String> windows = new IdentityHashMap<>();
+  /** The declarations of the per-thread arrays, in printing order. */
+  private final List<String> workspaceFields = new ArrayList<>();
+
+  /** Whether the region being declared takes its arrays from the workspace. */
+  private boolean workspace;
 
   /** The buffers the function allocates (Java arrays). */
   private Set<Buffer> localArrays = Set.of();
@@ -86,7 +86,7 @@ public final class JavaCodegen extends CLikePrinter {
       Names.checkSymbol("package", part);
     }
     JavaCodegen g = new JavaCodegen();
-    g.printAll(funcs);
+    g.printAll(funcs.stream().map(f -> f.withBody(JavaRowFlatten.apply(f.body()))).toList());
     StringBuilder s = new StringBuilder();
     if (!packageName.isEmpty()) {
       s.append("package ").append(packageName).append(";\n\n");
@@ -105,6 +105,9 @@ public final class JavaCodegen extends CLikePrinter {
     s.append("/** Kernels of module ").append(className).append(": generated, do not edit. */\n");
     s.append("public final class ").append(className).append(" {\n");
     s.append("  private ").append(className).append("() {}\n\n");
+    for (String field : g.workspaceFields) {
+      s.append(field.indent(2)).append('\n');
+    }
     s.append(g.helpersText().indent(2).replace("  \n", "\n"));
     s.append(g.functionsText().indent(2).replace("  \n", "\n"));
     s.append("}\n");
@@ -143,19 +146,6 @@ public final class JavaCodegen extends CLikePrinter {
       case FLOAT32 -> "float";
       case FLOAT64 -> "double";
     };
-  }
-
-  private String layout(DType t) {
-    String l =
-        switch (t) {
-          case BOOL -> "JAVA_BOOLEAN";
-          case INT32 -> "JAVA_INT";
-          case INT64 -> "JAVA_LONG";
-          case FLOAT32 -> "JAVA_FLOAT";
-          case FLOAT64 -> "JAVA_DOUBLE";
-        };
-    layouts.add(l);
-    return l;
   }
 
   @Override
@@ -228,41 +218,6 @@ public final class JavaCodegen extends CLikePrinter {
     return "final " + typeName(t) + " " + name + " = " + value + ";";
   }
 
-  private String arrayIndex(Expr index) {
-    return index.dtype() == DType.INT64 ? "(int) " + expr(index, false) : expr(index, true);
-  }
-
-  @Override
-  String load(Buffer b, Expr index) {
-    String local = localLoads.get(new JavaLoopForms.Access(b, index));
-    if (local != null) {
-      return local;
-    }
-    if (arrays.contains(b)) {
-      return name(b) + "[" + arrayIndex(index) + "]";
-    }
-    return name(b) + ".getAtIndex(" + layout(b.dtype()) + ", " + expr(index, true) + ")";
-  }
-
-  @Override
-  String store(Buffer b, Expr index, String value) {
-    String local = localStores.get(new JavaLoopForms.Access(b, index));
-    if (local != null) {
-      return local + " = " + value + ";";
-    }
-    if (arrays.contains(b)) {
-      return name(b) + "[" + arrayIndex(index) + "] = " + value + ";";
-    }
-    return name(b)
-        + ".setAtIndex("
-        + layout(b.dtype())
-        + ", "
-        + expr(index, true)
-        + ", "
-        + value
-        + ");";
-  }
-
   @Override
   void forLoop(For f) {
     for (String p : f.pragmas()) {
@@ -306,209 +261,16 @@ public final class JavaCodegen extends CLikePrinter {
   }
 
   /**
-   * A loop without parallel loops inside, in the forms of {@link JavaLoopForms}: its invariant
-   * loads read before it (under a check that it runs at all, unless its extent is a positive
-   * constant), its accumulator in a local variable.
-   */
-  private void innerFor(For f) {
-    Store copy = JavaLoopForms.contiguousCopy(f);
-    if (copy != null
-        && !substituted(copy.buffer())
-        && !substituted(((Load) copy.value()).buffer())) {
-      bulkCopy(f, copy);
-      return;
-    }
-    List<Load> invariant = JavaLoopForms.invariantLoads(f);
-    JavaLoopForms.Access reduction = JavaLoopForms.loopAccumulator(f);
-    JavaLoopForms.Access row = reduction == null ? JavaLoopForms.rowAccumulator(f) : null;
-    JavaRowSplit.Plan split = splits.get(f);
-    if (invariant.isEmpty()
-        && reduction == null
-        && row == null
-        && split == null
-        && !staging.containsKey(f)) {
-      serialFor(f, List.of());
-      return;
-    }
-    boolean guard =
-        (!invariant.isEmpty() || reduction != null)
-            && !(f.extent() instanceof IntImm e && e.value() > 0);
-    if (guard) {
-      line("if (" + expr(f.extent(), false) + " > 0) {");
-      indent();
-    }
-    for (Load l : invariant) {
-      String value = load(l.buffer(), l.index());
-      String n = names.fresh(l.buffer().name() + "_v");
-      line("final " + typeName(l.dtype()) + " " + n + " = " + value + ";");
-      localLoads.put(JavaLoopForms.Access.of(l), n);
-    }
-    String stage = staging.get(f);
-    if (split != null) {
-      splitRow(f, split);
-    } else if (stage != null) {
-      Store st = (Store) f.body();
-      String lo = f.min() instanceof IntImm m && m.value() == 0 ? "" : " - " + expr(f.min(), false);
-      serialFor(
-          f,
-          List.of(),
-          () -> line(stage + "[" + name(f.loopVar()) + lo + "] = " + expr(st.value(), true) + ";"));
-      line(
-          "MemorySegment.copy("
-              + stage
-              + ", 0, "
-              + name(st.buffer())
-              + ", "
-              + layout(st.buffer().dtype())
-              + ", "
-              + copyStart(st.buffer(), JavaLoopForms.first(st.index(), f))
-              + ", "
-              + expr(f.extent(), true)
-              + ");");
-    } else if (reduction != null) {
-      String acc = accumulator(reduction);
-      line(typeName(reduction.buffer().dtype()) + " " + acc + " = " + load(reduction) + ";");
-      bindLocal(reduction, acc);
-      serialFor(f, List.of());
-      unbindLocal(reduction);
-      line(store(reduction.buffer(), reduction.index(), acc));
-    } else if (row != null) {
-      serialFor(f, List.of(), () -> rowBody(f, row));
-    } else {
-      serialFor(f, List.of());
-    }
-    for (Load l : invariant) {
-      localLoads.remove(JavaLoopForms.Access.of(l));
-    }
-    if (guard) {
-      dedent();
-      line("}");
-    }
-  }
-
-  /** A row of sums split into loops over a window ({@link JavaRowSplit}). */
-  private void splitRow(For f, JavaRowSplit.Plan p) {
-    String window = windows.get(f);
-    String from = name(p.source()) + ", ";
-    String start = copyStart(p.source(), p.sourceFirst());
-    line(
-        arrays.contains(p.source())
-            ? "System.arraycopy(" + from + start + ", " + window + ", 0, " + p.length() + ");"
-            : "MemorySegment.copy("
-                + from
-                + layout(p.source().dtype())
-                + ", "
-                + start
-                + ", "
-                + window
-                + ", 0, "
-                + p.length()
-                + ");");
-    String prev = names.current(p.window());
-    names.restore(p.window(), window);
-    arrays.add(p.window());
-    Load element = Load.of(p.acc().buffer(), p.acc().index());
-    for (int g = 0; g < p.groups().size(); g++) {
-      Expr value = g == 0 ? p.init() : element;
-      for (Expr term : p.groups().get(g)) {
-        value = dev.kernelgen.te.Binary.of(dev.kernelgen.te.BinOp.ADD, value, term);
-      }
-      Expr sum = value;
-      serialFor(
-          f, List.of(), () -> line(store(p.acc().buffer(), p.acc().index(), expr(sum, true))));
-    }
-    names.restore(p.window(), prev);
-  }
-
-  private boolean substituted(Buffer b) {
-    return localLoads.keySet().stream().anyMatch(a -> a.buffer() == b)
-        || localStores.keySet().stream().anyMatch(a -> a.buffer() == b);
-  }
-
-  /** A contiguous copy as one call: System.arraycopy or MemorySegment.copy. */
-  private void bulkCopy(For f, Store st) {
-    Load src = (Load) st.value();
-    boolean guard = !(f.extent() instanceof IntImm e && e.value() > 0);
-    if (guard) {
-      line("if (" + expr(f.extent(), false) + " > 0) {");
-      indent();
-    }
-    String count = expr(f.extent(), true);
-    String s = copyStart(src.buffer(), JavaLoopForms.first(src.index(), f));
-    String d = copyStart(st.buffer(), JavaLoopForms.first(st.index(), f));
-    String from = name(src.buffer());
-    String to = name(st.buffer());
-    boolean srcArray = arrays.contains(src.buffer());
-    boolean dstArray = arrays.contains(st.buffer());
-    if (srcArray && dstArray) {
-      line("System.arraycopy(" + from + ", " + s + ", " + to + ", " + d + ", " + count + ");");
-    } else {
-      String fromArgs = srcArray ? from + ", " + s : from + ", " + layout(src.dtype()) + ", " + s;
-      String toArgs = dstArray ? to + ", " + d : to + ", " + layout(st.buffer().dtype()) + ", " + d;
-      line("MemorySegment.copy(" + fromArgs + ", " + toArgs + ", " + count + ");");
-    }
-    if (guard) {
-      dedent();
-      line("}");
-    }
-  }
-
-  /** The first element of a copy: an int index into an array, a byte offset into a segment. */
-  private String copyStart(Buffer b, Expr first) {
-    if (arrays.contains(b)) {
-      return first.dtype() == DType.INT64 ? "(int) " + expr(first, false) : expr(first, true);
-    }
-    return b.dtype().bytes() + "L * " + expr(first, false);
-  }
-
-  /** The body of a loop whose statements all update {@code acc}: summed in a local variable. */
-  private void rowBody(For f, JavaLoopForms.Access acc) {
-    List<Store> stores = JavaLoopForms.stores(f.body());
-    String n = accumulator(acc);
-    String ty = typeName(acc.buffer().dtype());
-    Store first = stores.get(0);
-    int from = 0;
-    if (JavaLoopForms.readsElement(first.value(), acc)) {
-      line(ty + " " + n + " = " + load(acc) + ";");
-    } else {
-      line(ty + " " + n + " = " + expr(first.value(), true) + ";");
-      from = 1;
-    }
-    bindLocal(acc, n);
-    for (Store st : stores.subList(from, stores.size())) {
-      stmt(st);
-    }
-    unbindLocal(acc);
-    line(store(acc.buffer(), acc.index(), n));
-  }
-
-  private String accumulator(JavaLoopForms.Access acc) {
-    return names.fresh(acc.buffer().name() + "_acc");
-  }
-
-  private String load(JavaLoopForms.Access acc) {
-    return load(acc.buffer(), acc.index());
-  }
-
-  private void bindLocal(JavaLoopForms.Access acc, String n) {
-    localLoads.put(acc, n);
-    localStores.put(acc, n);
-  }
-
-  private void unbindLocal(JavaLoopForms.Access acc) {
-    localLoads.remove(acc);
-    localStores.remove(acc);
-  }
-
-  /**
    * Declares the constant-size arrays allocated inside serial loops of {@code region} once, at its
-   * top: an allocation per loop iteration costs a zeroed heap array each time.
+   * top: an allocation per loop iteration costs a zeroed heap array each time. A region without
+   * parallel loops (a parallel loop's task, a serial function) takes all its constant-size arrays
+   * from the thread's workspace ({@link #workspaceArray}), allocated once per thread.
    */
   private void hoistAllocations(Stmt region) {
-    for (Allocate a : JavaLoopForms.hoistableAllocations(region)) {
+    workspace = !containsParallel(region);
+    for (Allocate a : JavaLoopForms.hoistableAllocations(region, workspace)) {
       String n = names.fresh(a.buffer().name());
-      String ty = typeName(a.buffer().dtype());
-      line("final " + ty + "[] " + n + " = new " + ty + "[" + allocationSize(a) + "];");
+      declareArray(a.buffer().dtype(), n, allocationSize(a));
       hoisted.put(a, n);
     }
     // One staging array per element type, as long as the region's longest staged row.
@@ -525,29 +287,68 @@ public final class JavaCodegen extends CLikePrinter {
     for (For f : split) {
       JavaRowSplit.Plan p = JavaRowSplit.plan(f, localArrays::contains);
       plans.add(p);
-      windowLengths.merge(p.window().dtype(), p.length(), Math::max);
+      if (p.window() != null) {
+        windowLengths.merge(p.window().dtype(), p.length(), Math::max);
+      }
     }
     Map<DType, String> windowsByType = new java.util.EnumMap<>(DType.class);
     windowLengths.forEach(
         (t, len) -> {
           String n = names.fresh("window_" + typeName(t));
-          line("final " + typeName(t) + "[] " + n + " = new " + typeName(t) + "[" + len + "];");
+          declareArray(t, n, String.valueOf(len));
           windowsByType.put(t, n);
         });
     for (int i = 0; i < split.size(); i++) {
       splits.put(split.get(i), plans.get(i));
-      windows.put(split.get(i), windowsByType.get(plans.get(i).window().dtype()));
+      if (plans.get(i).window() != null) {
+        windows.put(split.get(i), windowsByType.get(plans.get(i).window().dtype()));
+      }
     }
     Map<DType, String> arraysByType = new java.util.EnumMap<>(DType.class);
     lengths.forEach(
         (t, len) -> {
           String n = names.fresh("stage_" + typeName(t));
-          line("final " + typeName(t) + "[] " + n + " = new " + typeName(t) + "[" + len + "];");
+          declareArray(t, n, String.valueOf(len));
           arraysByType.put(t, n);
         });
     for (For f : staged) {
       staging.put(f, arraysByType.get(((Store) f.body()).buffer().dtype()));
     }
+  }
+
+  /**
+   * Declares array {@code n} of {@code size} elements: from the thread's workspace where the region
+   * allows and the size is a constant in the workspace's range, else a new array.
+   */
+  private void declareArray(DType t, String n, String size) {
+    String ty = typeName(t);
+    long bytes = size.matches("[0-9]+") ? Long.parseLong(size) * t.bytes() : -1;
+    if (workspace && bytes >= MIN_WORKSPACE_BYTES && bytes <= MAX_WORKSPACE_BYTES) {
+      line("final " + ty + "[] " + n + " = " + workspaceArray(ty, n, size) + ".get();");
+    } else {
+      line("final " + ty + "[] " + n + " = new " + ty + "[" + size + "];");
+    }
+  }
+
+  /**
+   * A static per-thread array of the class: {@code ThreadLocal<float[]>}, made on a thread's first
+   * call. Safe to share between calls: a task or a serial function never waits for other tasks
+   * while its arrays are live (it has no parallel loop inside), so one thread runs one at a time;
+   * and the IR never reads an element it has not written in the same allocation's scope.
+   */
+  private String workspaceArray(String ty, String n, String size) {
+    String field = "WORKSPACE_" + func.name() + "_" + n;
+    workspaceFields.add(
+        "private static final ThreadLocal<"
+            + ty
+            + "[]> "
+            + field
+            + " =\n    ThreadLocal.withInitial(() -> new "
+            + ty
+            + "["
+            + size
+            + "]);\n");
+    return field;
   }
 
   /** The loops of {@code region} with a split plan, not inside a parallel loop nested in it. */

@@ -62,11 +62,11 @@ final class JavaLoopForms {
   /**
    * The constant-size allocations inside serial loops of {@code region} (a function body or a
    * parallel loop's body), not those inside a parallel loop nested in it (each of its tasks needs
-   * its own), in printing order.
+   * its own), in printing order; with {@code outsideLoops} also those outside its loops.
    */
-  static List<Allocate> hoistableAllocations(Stmt region) {
+  static List<Allocate> hoistableAllocations(Stmt region, boolean outsideLoops) {
     List<Allocate> out = new ArrayList<>();
-    collectAllocations(region, false, out);
+    collectAllocations(region, outsideLoops, out);
     return out;
   }
 

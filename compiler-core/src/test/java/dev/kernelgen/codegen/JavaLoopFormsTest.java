@@ -332,9 +332,10 @@ class JavaLoopFormsTest {
 
   /**
    * A row of nine taps summed from a local plane ({@code row[j] = 0; row[j] += plane[r * w + j + c]
-   * * f[c]} for c in three rows of three) is split into three loops over a window of the plane, the
-   * taps of a loop a row apart; on a ragged row (w = 19) the sums equal the loop's up to rounding.
-   * A tap under a select keeps the row in one loop.
+   * * f[c]} for c in three rows of three), row after row, is flattened into one row over the
+   * plane's stride ({@link JavaRowFlatten}) and split into three loops reading the plane itself,
+   * the taps of a loop a row apart; on ragged rows (w = 19) the sums equal the loop's up to
+   * rounding. A tap under a select keeps the row in one loop.
    */
   @Test
   void rowOfTapsIsSplitOverAWindow() throws Exception {
@@ -384,12 +385,16 @@ class JavaLoopFormsTest {
                                 new Store(out, r.mul(w).add(j2), Load.of(row, j2))))))));
     PrimFunc fn = new PrimFunc("conv", List.of(in, f, out), List.of(), body);
     String src = JavaCodegen.generate(List.of(fn), "", "Split");
+    // The rows flattened into one (JavaRowFlatten), read from the plane where they are.
     assertThat(src)
-        .contains("System.arraycopy(plane, r * 21, window_float, 0, 63);")
+        .doesNotContain("window")
+        .contains("for (int j = 0; j < 103; ++j) {")
         .contains(
-            "row[j] = ((0.0f + (window_float[j] * f_v)) + (window_float[j + 21] * f_v_3))"
-                + " + (window_float[j + 42] * f_v_6);")
-        .contains("row[j_1] = ((row[j_1] + (window_float[j_1 + 1] * f_v_1))");
+            "row_rows[j] = ((0.0f + (plane[j] * f_v)) + (plane[j + 21] * f_v_3))"
+                + " + (plane[j + 42] * f_v_6);")
+        .contains("row_rows[j_1] = ((row_rows[j_1] + (plane[j_1 + 1] * f_v_1))")
+        .contains("System.arraycopy(row_rows, r * 21, row_plane, r * 19, 19);")
+        .contains("MemorySegment.copy(row_plane, 0, out, JAVA_FLOAT, 0L, 95);");
     Method m = method(JavaSourceCompiler.compile("Split", src), "conv");
     try (Arena arena = Arena.ofShared()) {
       MemorySegment is = CCodegenTest.randomFloats(arena, size, new Random(9));
@@ -438,7 +443,11 @@ class JavaLoopFormsTest {
     assertThat(unsplit).doesNotContain("window").contains("float row_acc = 0.0f;");
   }
 
-  /** The same row of taps read from a parameter: the window is copied from the segment. */
+  /**
+   * The same rows of taps read from a parameter: flattened into one row, whose window is copied
+   * from the segment once; the reader's product on the flat row in place, its rows compacted into a
+   * dense plane, copied out at once.
+   */
   @Test
   void rowOfTapsFromASegmentIsSplitOverAWindow() throws Exception {
     int w = 19;
@@ -479,8 +488,11 @@ class JavaLoopFormsTest {
     PrimFunc fn = new PrimFunc("conv", List.of(in, f, out), List.of(), body);
     String src = JavaCodegen.generate(List.of(fn), "", "SplitSegment");
     assertThat(src)
-        .contains("MemorySegment.copy(in, JAVA_FLOAT, 4L * (r * 21), window_float, 0, 63);")
-        .contains("final float[] stage_float = new float[19];");
+        .contains("MemorySegment.copy(in, JAVA_FLOAT, 0L, window_float, 0, 147);")
+        .contains("row_rows[j] = ((0.0f + (window_float[j] * f_v))")
+        .contains("row_rows[j_3] = row_rows[j_3] * 2.0f;")
+        .contains("System.arraycopy(row_rows, r * 21, row_plane, r * 19, 19);")
+        .contains("MemorySegment.copy(row_plane, 0, out, JAVA_FLOAT, 0L, 95);");
     Method m = method(JavaSourceCompiler.compile("SplitSegment", src), "conv");
     try (Arena arena = Arena.ofShared()) {
       MemorySegment is = CCodegenTest.randomFloats(arena, (rows + 2) * (w + 2), new Random(11));
