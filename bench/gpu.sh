@@ -143,7 +143,7 @@ if [[ $cmd == tests ]]; then
   # Architecture tests (ArchUnit, which does not travel) and source scans run here, not there.
   # KG_TESTS_EXCLUDE: a regex of test classes to leave out (e.g. CPU-only ones that are slow);
   # KG_TESTS_ONLY: a regex of the test classes to run (default: all).
-  classes=$(cd .device/test && find $dirs -name '*Test.class' | grep -v -E 'PackagesTest|ApiTest|CyclesTest|NoOtherMeasurementPathTest' |
+  classes=$(cd .device/test && find $dirs -name '*Test.class' | grep -v -E 'PackagesTest|ApiTest|CyclesTest|NoOtherMeasurementPathTest|MainFileLengthTest' |
     grep -v -E "${KG_TESTS_EXCLUDE:-^$}" | grep -E "${KG_TESTS_ONLY:-.}" |
     sed 's|^[^/]*/||; s|\.class$||; s|/|.|g' | sort)
   cp_tests=".device/lib/*:.device/test/lib/*:.device/test/maven-plugin-main"

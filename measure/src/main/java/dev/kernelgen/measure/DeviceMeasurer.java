@@ -41,7 +41,7 @@ public final class DeviceMeasurer implements Measurer {
   private final int callsPerRepeat;
   private final Map<TuningTask, Path> references = new HashMap<>();
   private Runner runner;
-  private long timeoutSeconds = 120;
+  private long timeoutSeconds = Long.getLong("kernelgen.measure.timeoutSeconds", 120);
   private CHarnessMeasurer referenceSource;
 
   public DeviceMeasurer(Device device, NativeToolchain toolchain, int parallelCompiles) {

@@ -160,7 +160,7 @@ class FaultIsolationTest {
       assertThat(hang.ok()).as(hang.error()).isTrue();
       RunResult hung =
           new ChildJvmRunner(device.target(), 10, List.of()).run(child.runnerInput(t, hang));
-      assertThat(hung.status()).isEqualTo(Measurement.Status.TIMEOUT);
+      assertThat(hung.status()).as(hung.detail()).isEqualTo(Measurement.Status.TIMEOUT);
       assertThat(hung.detail()).contains("killed");
       assertThat(child.measure(t, all.subList(2, 3)).get(0).status())
           .isEqualTo(Measurement.Status.OK);

@@ -35,21 +35,12 @@ class MainFileLengthTest {
           "one feature vector: the index table in its javadoc, the names and the one walk that"
               + " fills each index must be read together, or the indices drift apart");
 
-  /**
-   * Long files being split on other branches of issue 11 (JavaCodegen by j1, CHarnessMeasurer by
-   * j3): delete this set once those branches are merged. Until then the test holds them to be still
-   * long, so that an entry left behind after its split fails here.
-   */
-  static final Set<String> PENDING_SPLIT_ON_OTHER_BRANCHES =
-      Set.of("compiler-core/src/main/java/dev/kernelgen/codegen/JavaCodegen.java");
-
   @Test
   void noMainFileIsLongerThanTheLimitExceptTheAllowedOnes() throws IOException {
     assertThat(ROOT.resolve("measure/pom.xml")).as("run from the measure module").exists();
     Map<String, Integer> long_ = longMainFiles();
     Set<String> unexpected = new TreeSet<>(long_.keySet());
     unexpected.removeAll(ALLOWED.keySet());
-    unexpected.removeAll(PENDING_SPLIT_ON_OTHER_BRANCHES);
     assertThat(unexpected)
         .as(
             "main files over %d lines (%s): split them by concept, or allow one with its reason",
@@ -64,9 +55,8 @@ class MainFileLengthTest {
     Map<String, Integer> long_ = longMainFiles();
     // Also shows that the scan finds files at all: Stage.java is long and listed.
     assertThat(long_.keySet())
-        .as("allowed or pending files that are no longer long: remove them from the list")
-        .containsAll(ALLOWED.keySet())
-        .containsAll(PENDING_SPLIT_ON_OTHER_BRANCHES);
+        .as("allowed files that are no longer long: remove them from the list")
+        .containsAll(ALLOWED.keySet());
   }
 
   /** The main sources of {@link #MODULES} over {@link #MAX_LINES} lines, with their counts. */
