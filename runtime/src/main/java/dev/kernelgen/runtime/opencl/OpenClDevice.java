@@ -32,10 +32,10 @@ import dev.kernelgen.runtime.KernelModule;
 import dev.kernelgen.runtime.Lifecycle;
 import dev.kernelgen.runtime.backend.Sha256;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jocl.CL;
 import org.jocl.Pointer;
@@ -71,7 +71,28 @@ public final class OpenClDevice implements Device {
   private final long maxWorkGroupSize;
   private final long localMemorySize;
   private final int computeUnits;
-  private final Map<String, cl_program> programs = new ConcurrentHashMap<>();
+
+  /**
+   * The programs built so far, by source and options, the least recently loaded first; at most
+   * {@link #CACHED_PROGRAMS}. The cache holds one OpenCL reference to each and every module one
+   * more, so that a program leaves the cache without leaving a module that still uses it: a tuning
+   * session loads a new source per candidate, and kept them all before.
+   */
+  private final Map<String, cl_program> programs =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, cl_program> eldest) {
+          if (size() > CACHED_PROGRAMS) {
+            CL.clReleaseProgram(eldest.getValue());
+            return true;
+          }
+          return false;
+        }
+      };
+
+  /** How many built programs a device keeps for loads of the same source. */
+  static final int CACHED_PROGRAMS = 64;
+
   private final List<OpenClEventTimer> recording = new CopyOnWriteArrayList<>();
   private final Lifecycle lifecycle = new Lifecycle(this);
 
@@ -178,7 +199,16 @@ public final class OpenClDevice implements Device {
     lifecycle.checkOpen();
     String key =
         Sha256.of((cl.buildOptions() + "\0" + cl.source()).getBytes(StandardCharsets.UTF_8));
-    cl_program program = programs.computeIfAbsent(key, k -> build(cl));
+    cl_program program;
+    synchronized (programs) {
+      program = programs.get(key);
+      if (program == null) {
+        program = build(cl);
+        programs.put(key, program);
+      }
+      // The module's own reference, released when it closes.
+      check(CL.clRetainProgram(program), "clRetainProgram(" + cl.name() + ")");
+    }
     return new OpenClModule(this, cl.name(), program);
   }
 
@@ -218,7 +248,9 @@ public final class OpenClDevice implements Device {
 
   /** Programs built so far on this device; loading the same source again builds nothing. */
   int cachedProgramCount() {
-    return programs.size();
+    synchronized (programs) {
+      return programs.size();
+    }
   }
 
   @Override
@@ -246,8 +278,10 @@ public final class OpenClDevice implements Device {
     }
     if (lifecycle.close()) {
       CL.clFinish(queue);
-      programs.values().forEach(CL::clReleaseProgram);
-      programs.clear();
+      synchronized (programs) {
+        programs.values().forEach(CL::clReleaseProgram);
+        programs.clear();
+      }
       CL.clReleaseCommandQueue(queue);
       CL.clReleaseContext(context);
     }

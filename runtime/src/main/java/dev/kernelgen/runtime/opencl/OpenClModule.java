@@ -10,8 +10,9 @@ import org.jocl.cl_kernel;
 import org.jocl.cl_program;
 
 /**
- * A program built on an OpenCL device and its kernels, created once by name. The program belongs to
- * the device's cache; closing the module releases its kernels only.
+ * A program built on an OpenCL device and its kernels, created once by name. The module holds its
+ * own reference to the program (the device's cache holds another); closing the module releases its
+ * kernels and that reference.
  */
 final class OpenClModule extends BackendModule<OpenClDevice, OpenClFunction> {
   private final cl_program program;
@@ -39,11 +40,12 @@ final class OpenClModule extends BackendModule<OpenClDevice, OpenClFunction> {
     return new OpenClFunction(device(), kernel, signature, ck, lifecycle());
   }
 
-  /** Releases the kernels after the launches in flight; the program stays in the device's cache. */
+  /** Releases the kernels after the launches in flight, then the module's program reference. */
   @Override
   protected void release() {
     // Launches return once enqueued: let them finish before their kernels go.
     CL.clFinish(device().queue());
     bound().forEach(OpenClFunction::release);
+    CL.clReleaseProgram(program);
   }
 }

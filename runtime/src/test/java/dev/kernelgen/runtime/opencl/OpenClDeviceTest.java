@@ -119,6 +119,37 @@ class OpenClDeviceTest {
     }
   }
 
+  /**
+   * A tuning session loads a new source per candidate: the cache keeps at most {@link
+   * OpenClDevice#CACHED_PROGRAMS} programs (it kept every one before), and a module whose program
+   * left the cache still runs, since it holds its own reference.
+   */
+  @Test
+  void theProgramCacheIsBoundedAndAnEvictedProgramsModuleStillRuns() {
+    int n = 100;
+    try (KernelModule first = cl.loadModule(new KernelBinary.OpenCl("first", SOURCE + "// 0\n"));
+        HostTensor x = HostTensor.zeros(DataType.FLOAT32, n);
+        DeviceBuffer d = cl.upload(x)) {
+      for (int i = 1; i <= OpenClDevice.CACHED_PROGRAMS + 8; i++) {
+        String src = "__kernel void k(__global int* x) { x[get_global_id(0)] = " + i + "; }";
+        try (KernelModule m = cl.loadModule(new KernelBinary.OpenCl("m" + i, src))) {
+          assertThat(m.function("k", KernelSignature.of(POINTER))).isNotNull();
+        }
+        assertThat(cl.cachedProgramCount()).isLessThanOrEqualTo(OpenClDevice.CACHED_PROGRAMS);
+      }
+      for (int i = 0; i < n; i++) {
+        x.setFloat(i, 1.5f);
+      }
+      d.copyFromHost(x);
+      first
+          .function("scale", KernelSignature.of(POINTER, FLOAT32, INT32))
+          .launch(LaunchConfig.of(2, 64), d, 2f, n);
+      d.copyToHost(x);
+      assertThat(x.getFloat(0)).isEqualTo(3f);
+      assertThat(x.getFloat(n - 1)).isEqualTo(3f);
+    }
+  }
+
   @Test
   void missingKernelAndWrongBufferAreReported() {
     try (KernelModule m = cl.loadModule(new KernelBinary.OpenCl("sums", SOURCE));
