@@ -52,8 +52,38 @@ final class MatmulSchedules {
     sa.vectorize(sa.axis(1));
     Stage sp = s.stage(panel);
     sp.computeAt(so, j.outer());
+    if (columnsAlongOuterIndex(mm, b)) {
+      // B is read as B[j, k] (dense's weights, [out, in]): the panel is stored with its column
+      // axis innermost, so that the vectorized columns load one contiguous vector per k instead
+      // of gathering 16 elements a row of K apart; the copy transposes it once per panel.
+      sp.reorderStorage(sp.axis(1), sp.axis(0));
+    }
     sp.vectorize(sp.axis(1));
     return s;
+  }
+
+  /**
+   * Whether the product {@code mm} reads {@code b} with its output column variable in an index
+   * other than the last (dense's {@code W[j, k]}), so that consecutive columns are far apart.
+   */
+  static boolean columnsAlongOuterIndex(Tensor mm, Tensor b) {
+    if (!(mm.op() instanceof dev.kernelgen.te.ComputeOp op) || op.axis().size() < 2) {
+      return false;
+    }
+    dev.kernelgen.te.Var col = op.axis().get(op.axis().size() - 1).var();
+    boolean[] found = {false};
+    new dev.kernelgen.te.ExprVisitor() {
+      @Override
+      public void visit(dev.kernelgen.te.Expr e) {
+        if (e instanceof dev.kernelgen.te.TensorRead r && r.tensor() == b) {
+          for (int d = 0; d < r.indices().size() - 1; d++) {
+            found[0] |= dev.kernelgen.te.FreeVars.uses(r.indices().get(d), col);
+          }
+        }
+        super.visit(e);
+      }
+    }.visit(op.body());
+    return found[0];
   }
 
   /**
