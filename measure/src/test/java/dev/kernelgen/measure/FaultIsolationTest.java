@@ -120,7 +120,11 @@ class FaultIsolationTest {
   @Test
   void openClCandidatesMeasureInAChildJvmAndOneThatHangsIsKilled() {
     assumeTrue(Devices.openCl().isPresent(), "no OpenCL device: " + Devices.describe());
-    gpuCandidatesInAChildJvm(Devices.openCl().get(), "__kernel void ", "__global float* p");
+    gpuCandidatesInAChildJvm(
+        Devices.openCl().get(),
+        "__kernel void ",
+        "__global float* p",
+        "volatile __global int* v = (volatile __global int*)p0;");
   }
 
   /** On the GPU machine: {@code -Dtest=FaultIsolationTest#cudaCandidates*}. */
@@ -130,7 +134,11 @@ class FaultIsolationTest {
         Devices.cuda().isPresent(),
         "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
     assumeTrue(TC.findNvcc().isPresent(), "no nvcc, skipped");
-    gpuCandidatesInAChildJvm(Devices.cuda().get(), "extern \"C\" __global__ void ", "float* p");
+    gpuCandidatesInAChildJvm(
+        Devices.cuda().get(),
+        "extern \"C\" __global__ void ",
+        "float* p",
+        "volatile int* v = (volatile int*)p0;");
   }
 
   /**
@@ -138,7 +146,8 @@ class FaultIsolationTest {
    * JVM and in a child JVM; a hand-made kernel that spins forever is killed with its child JVM, and
    * the next candidate measures.
    */
-  private static void gpuCandidatesInAChildJvm(Device device, String kernel, String pointer) {
+  private static void gpuCandidatesInAChildJvm(
+      Device device, String kernel, String pointer, String volatileView) {
     TuningTask t = DeviceMeasurerLeakTest.scaleTask(device.target(), 1000);
     try (DeviceMeasurer inProcess = new DeviceMeasurer(device, TC, 2);
         DeviceMeasurer child = new DeviceMeasurer(device, TC, 2).inChildJvm().withTimeout(5)) {
@@ -155,7 +164,17 @@ class FaultIsolationTest {
       for (int i = 0; i < k.params(); i++) {
         params.append(i == 0 ? "" : ", ").append(pointer).append(i);
       }
-      String spin = kernel + k.name() + "(" + params + ") { volatile int s = 1; while (s) {} }\n";
+      // The loop rereads memory that never changes. A loop over a volatile local came back WRONG
+      // instead of hanging on the H200: nvcc keeps that local in a register (its PTX loop has no
+      // load), which ptxas may then drop; a volatile global load it must keep.
+      String spin =
+          kernel
+              + k.name()
+              + "("
+              + params
+              + ") { "
+              + volatileView
+              + " int x = v[0]; while (v[0] == x) {} }\n";
       BuildResult hang = child.builder().compile(good.withSource(spin));
       assertThat(hang.ok()).as(hang.error()).isTrue();
       RunResult hung =
