@@ -49,7 +49,8 @@ import java.util.function.Function;
  * repeats, median).
  *
  * <p>Usage: {@code FloorBench OUT_JSON [--only TEXT]}; {@code bench/gpu.sh floor OUT} on the GPU
- * machine, {@code bench/cpu.sh floor} here (C only).
+ * machine; elsewhere the same main on {@code .device/lib} (after {@code bench/gpu.sh prepare})
+ * measures C only. The report and the JSON carry the CPU model and ISA level ({@link CpuInfo}).
  */
 public final class FloorBench {
   private FloorBench() {}
@@ -173,7 +174,8 @@ public final class FloorBench {
                 Target.CUDA,
                 new DeviceMeasurer(d, tc, Runtime.getRuntime().availableProcessors())
                     .referencesFrom(c)));
-    System.out.println("cpu: " + cpuLine());
+    CpuInfo cpu = CpuInfo.detect();
+    System.out.println(cpu.line());
     cuda.ifPresent(d -> System.out.println("gpu: " + d.name()));
     List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
@@ -233,16 +235,11 @@ public final class FloorBench {
         "%d rows: %d picks slower than their floor, %d rows with a failed measurement%n",
         rows.size(), below, failed);
     Map<String, Object> report = new LinkedHashMap<>();
-    report.put("cpu", cpuLine());
+    report.put("machine", cpu.toJson());
     report.put("gpu", cuda.map(CudaDevice::name).orElse(null));
     report.put("rows", rows);
     Files.writeString(out, Json.pretty(report));
     measurers.values().forEach(Measurer::close);
-  }
-
-  private static String cpuLine() {
-    CpuInfo i = CpuInfo.detect();
-    return i.model() + ", ISA level " + i.isa() + ", " + i.processors() + " processors";
   }
 
   private static Measurement time(Measurer m, Op op, Target t, boolean floor) {
