@@ -78,7 +78,11 @@ public final class ReferenceData {
    * ({@code output 0: ...}), or null when all match within {@code tolerance}.
    */
   public static String compare(Path dir, BuildResult build, List<NDArray> got, double tolerance) {
-    List<NDArray> expected = expected(dir, build);
+    return compare(expected(dir, build), got, tolerance);
+  }
+
+  /** The first difference of {@code got} from {@code expected}, or null when all match. */
+  public static String compare(List<NDArray> expected, List<NDArray> got, double tolerance) {
     for (int o = 0; o < expected.size(); o++) {
       String diff = NDArray.compare(expected.get(o), got.get(o), tolerance, tolerance);
       if (diff != null) {
