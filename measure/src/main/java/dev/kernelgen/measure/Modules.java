@@ -3,6 +3,8 @@ package dev.kernelgen.measure;
 import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.runtime.KernelBinary;
+import dev.kernelgen.runtime.backend.Sha256;
+import dev.kernelgen.runtime.cpu.CpuIsa;
 import dev.kernelgen.tir.PrimFunc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Loadable modules compiled from source for a benchmark that loads, checks and times them itself
@@ -27,11 +30,22 @@ public final class Modules {
     return cLibrary(tc, CCodegen.generate(funcs, module), funcs.get(0).name());
   }
 
-  /** As above, of C {@code source} already printed; {@code name} names the module. */
+  /**
+   * As above, of C {@code source} already printed; {@code name} names the module. Under {@code
+   * -Dkernelgen.cpu.maxIsa} below this CPU's level, compiled for the capped level instead of {@code
+   * -march=native}, so that a capped run measures that level's code.
+   */
   public static KernelBinary.C cLibrary(NativeToolchain tc, String source, String name) {
     try {
       Path lib = Files.createTempFile("kernelgen-bench", ".so");
       try {
+        Optional<String> capped = CpuIsa.cappedLevel();
+        if (capped.isPresent()) {
+          tc.compileSharedLibrary(source, lib, capped.get());
+          byte[] bytes = Files.readAllBytes(lib);
+          return new KernelBinary.C(
+              name, List.of(new KernelBinary.C.Library(capped.get(), bytes, Sha256.of(bytes))));
+        }
         tc.compileSharedLibrary(source, lib);
         return new KernelBinary.C(name, Files.readAllBytes(lib));
       } finally {

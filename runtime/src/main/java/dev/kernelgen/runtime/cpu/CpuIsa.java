@@ -97,6 +97,25 @@ public final class CpuIsa {
     }
   }
 
+  /**
+   * The psABI level the runtime runs this machine at when {@link #MAX_ISA_PROPERTY} caps it below
+   * the machine's own, or empty when no cap is set (or the cap is not lower): what a benchmark that
+   * compiles its own library targets so that a capped run is one.
+   *
+   * @throws DeviceException when the cap is not a psABI level
+   */
+  public static Optional<String> cappedLevel() {
+    String cap = System.getProperty(MAX_ISA_PROPERTY);
+    if (cap == null || cap.isBlank() || machineLevel() == 0) {
+      return Optional.empty();
+    }
+    int c = levelOf(cap.strip());
+    if (c == 0) {
+      throw new DeviceException(MAX_ISA_PROPERTY + "=" + cap + " is not one of " + X86_64_LEVELS);
+    }
+    return c < machineLevel() ? Optional.of(X86_64_LEVELS.get(c - 1)) : Optional.empty();
+  }
+
   /** The psABI level (1-4) of a level name; 0 for a name that is not one. */
   static int levelOf(String name) {
     return X86_64_LEVELS.indexOf(name) + 1;

@@ -69,4 +69,31 @@ class CpuIsaTest {
       assertThat(CpuIsa.machineLevel()).isZero();
     }
   }
+
+  /** A benchmark compiling its own library targets the capped level only when it is lower. */
+  @Test
+  void theCappedLevelIsTheCapBelowThisMachinesOwn() {
+    String old = System.getProperty(CpuIsa.MAX_ISA_PROPERTY);
+    try {
+      System.clearProperty(CpuIsa.MAX_ISA_PROPERTY);
+      assertThat(CpuIsa.cappedLevel()).isEmpty();
+      System.setProperty(CpuIsa.MAX_ISA_PROPERTY, "x86-64-v9");
+      if (CpuIsa.machineLevel() > 0) {
+        assertThatThrownBy(CpuIsa::cappedLevel)
+            .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
+            .hasMessageContaining("x86-64-v9 is not one of");
+      }
+      System.setProperty(CpuIsa.MAX_ISA_PROPERTY, "x86-64");
+      assertThat(CpuIsa.cappedLevel())
+          .isEqualTo(CpuIsa.machineLevel() > 1 ? Optional.of("x86-64") : Optional.<String>empty());
+      System.setProperty(CpuIsa.MAX_ISA_PROPERTY, "x86-64-v4");
+      assertThat(CpuIsa.cappedLevel()).isEmpty();
+    } finally {
+      if (old == null) {
+        System.clearProperty(CpuIsa.MAX_ISA_PROPERTY);
+      } else {
+        System.setProperty(CpuIsa.MAX_ISA_PROPERTY, old);
+      }
+    }
+  }
 }
