@@ -1,5 +1,6 @@
 package dev.kernelgen.codegen;
 
+import dev.kernelgen.diag.UserError;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,26 @@ final class IsaLevels {
         best = level;
       }
     }
-    return best;
+    return capped(best, tc.isaLevels(), System.getProperty(MAX_ISA_PROPERTY));
+  }
+
+  /**
+   * The runtime's cap on the C library's level ({@code dev.kernelgen.runtime.cpu.CpuIsa}'s
+   * property): under it, tuning measures at the capped level, as the runtime will run.
+   */
+  static final String MAX_ISA_PROPERTY = "kernelgen.cpu.maxIsa";
+
+  /** {@code best}, or {@code cap} when it is one of {@code levels} and lower than {@code best}. */
+  static String capped(String best, List<String> levels, String cap) {
+    if (cap == null || cap.isBlank() || best.equals("native")) {
+      return best;
+    }
+    List<String> psAbi = List.of("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4");
+    String c = cap.strip();
+    int at = psAbi.indexOf(c);
+    if (at < 0) {
+      throw new UserError(MAX_ISA_PROPERTY + "=" + cap + " is not one of " + psAbi);
+    }
+    return levels.contains(c) && at < psAbi.indexOf(best) ? c : best;
   }
 }
