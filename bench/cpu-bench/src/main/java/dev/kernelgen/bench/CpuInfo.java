@@ -1,5 +1,6 @@
 package dev.kernelgen.bench;
 
+import dev.kernelgen.runtime.cpu.CpuIsa;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,9 +59,26 @@ public record CpuInfo(String model, String isa, int processors) {
     return "baseline";
   }
 
-  /** One line for the top of a report. */
+  /** One line for the top of a report, with the level the benchmark's C kernels run at. */
   public String line() {
-    return "cpu: " + model + ", ISA level " + isa + ", " + processors + " processors";
+    return "cpu: "
+        + model
+        + ", ISA level "
+        + isa
+        + ", "
+        + processors
+        + " processors; C kernels at "
+        + cLevel();
+  }
+
+  /**
+   * The level the benchmarks' own C libraries are compiled for: the cap of {@code
+   * -Dkernelgen.cpu.maxIsa} where it is below this CPU's, else {@code -march=native}.
+   */
+  public static String cLevel() {
+    return CpuIsa.cappedLevel()
+        .map(l -> l + " (capped by -D" + CpuIsa.MAX_ISA_PROPERTY + ")")
+        .orElse("-march=native (" + CpuIsa.machineLevelName() + ")");
   }
 
   /** The fields as a JSON object. */
@@ -69,6 +87,7 @@ public record CpuInfo(String model, String isa, int processors) {
     m.put("cpu_model", model);
     m.put("isa", isa);
     m.put("processors", processors);
+    m.put("c_kernels_at", cLevel());
     return m;
   }
 }
