@@ -114,7 +114,13 @@ class OpenClDeviceTest {
         assertThat(cl.cachedProgramCount()).isEqualTo(before);
       }
       try (KernelModule c = cl.loadModule(new KernelBinary.OpenCl("c", src + "\n"))) {
-        assertThat(cl.cachedProgramCount()).isEqualTo(before + 1);
+        // One more, unless the cache is full (the other tests on this shared device may have
+        // filled it), when the least recently used one makes room.
+        int withC = Math.min(before + 1, OpenClDevice.CACHED_PROGRAMS);
+        assertThat(cl.cachedProgramCount()).isEqualTo(withC);
+        try (KernelModule again = cl.loadModule(new KernelBinary.OpenCl("c2", src + "\n"))) {
+          assertThat(cl.cachedProgramCount()).isEqualTo(withC);
+        }
       }
     }
   }
