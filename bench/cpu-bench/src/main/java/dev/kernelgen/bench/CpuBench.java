@@ -2,6 +2,7 @@ package dev.kernelgen.bench;
 
 import ai.onnxruntime.OrtException;
 import dev.kernelgen.json.Json;
+import dev.kernelgen.measure.WallClockTiming;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -63,13 +64,13 @@ public final class CpuBench {
     Path out = Path.of(DEFAULT_OUT);
     Path seed = null;
     String only = null;
-    Timing timing = Timing.DEFAULT;
+    WallClockTiming timing = WallClockTiming.DEFAULT;
     int tunedTrials = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seed" -> seed = Path.of(argValue(args, ++i, "--seed"));
         case "--only" -> only = argValue(args, ++i, "--only");
-        case "--quick" -> timing = new Timing(20_000_000L, 100_000_000L, 3, 20);
+        case "--quick" -> timing = new WallClockTiming(20_000_000L, 100_000_000L, 3, 20);
         case "--tuned" -> tunedTrials = Integer.parseInt(argValue(args, ++i, "--tuned"));
         case "--gpu-workloads" -> {
           Path gpu = Path.of(argValue(args, ++i, "--gpu-workloads"));
@@ -146,17 +147,21 @@ public final class CpuBench {
    * @throws IllegalStateException when an implementation's output is wrong
    */
   public static List<Result> run(
-      List<Workload> workloads, OursKernel ours, Timing timing, PrintStream log)
+      List<Workload> workloads, OursKernel ours, WallClockTiming timing, PrintStream log)
       throws OrtException {
     return run(workloads, ours, null, timing, log);
   }
 
   /**
-   * As {@link #run(List, OursKernel, Timing, PrintStream)}, with the generated Java kernels ({@code
-   * kgJava}, or null for none) checked and timed too.
+   * As {@link #run(List, OursKernel, WallClockTiming, PrintStream)}, with the generated Java
+   * kernels ({@code kgJava}, or null for none) checked and timed too.
    */
   public static List<Result> run(
-      List<Workload> workloads, OursKernel ours, OursKernel kgJava, Timing timing, PrintStream log)
+      List<Workload> workloads,
+      OursKernel ours,
+      OursKernel kgJava,
+      WallClockTiming timing,
+      PrintStream log)
       throws OrtException {
     List<Result> results = new ArrayList<>();
     for (Workload w : workloads) {
@@ -170,7 +175,7 @@ public final class CpuBench {
   }
 
   private static Result measure(
-      Workload w, boolean fused, OursKernel ours, OursKernel kgJava, Timing timing)
+      Workload w, boolean fused, OursKernel ours, OursKernel kgJava, WallClockTiming timing)
       throws OrtException {
     Random random = new Random(42);
     float[] in = uniform(random, w.inputSize(), -1f, 1f);
@@ -185,7 +190,7 @@ public final class CpuBench {
 
     // Ours (tuned first, when it is the tuned kernel), ONNX Runtime and the generated Java
     // kernels, each checked against the Java loops, then timed side by side (alternating rounds,
-    // see Timing#sideBySide): a change in a shared machine's load falls on all of them.
+    // see WallClockTiming#sideBySide): a change in a shared machine's load falls on all of them.
     DepthwiseImpl impl = ours == null ? null : ours.create(w, fused);
     Runnable oursRun = null;
     if (impl != null) {

@@ -9,6 +9,7 @@ import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.measure.Modules;
+import dev.kernelgen.measure.WallClockTiming;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.KernelFunction;
@@ -39,8 +40,8 @@ import java.util.Random;
 /**
  * The operator benchmark on the CPU: matmul (square, float32), softmax over rows and 3x3 conv2d,
  * each with kernelgen's untuned default C schedule ({@link DefaultSchedules}) against ONNX Runtime
- * (MLAS) on the same data, in one run, with the same {@link Timing}. Each pair is checked to agree
- * before it is timed.
+ * (MLAS) on the same data, in one run, with the same {@link WallClockTiming}. Each pair is checked
+ * to agree before it is timed.
  *
  * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--only TEXT] [OUT_JSON]}; {@code OUT_JSON}
  * defaults to {@value #DEFAULT_OUT}. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
@@ -73,12 +74,12 @@ public final class OpsCpuBench {
 
   public static void main(String[] args) throws Exception {
     Path out = Path.of(DEFAULT_OUT);
-    Timing timing = Timing.DEFAULT;
+    WallClockTiming timing = WallClockTiming.DEFAULT;
     boolean big = false;
     String only = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--quick" -> timing = new Timing(20_000_000L, 200_000_000L, 3, 20);
+        case "--quick" -> timing = new WallClockTiming(20_000_000L, 200_000_000L, 3, 20);
         case "--big" -> big = true;
         case "--only" -> only = args[++i];
         default -> out = Path.of(args[i]);
@@ -91,7 +92,8 @@ public final class OpsCpuBench {
     for (int n : big ? new int[] {1024, 2048, 4096} : new int[] {1024, 2048}) {
       String name = "matmul_" + n;
       if (only == null || name.contains(only)) {
-        Timing t = n >= 4096 ? new Timing(0, 1, 1, 1) : n >= 2048 ? slow(timing) : timing;
+        WallClockTiming t =
+            n >= 4096 ? new WallClockTiming(0, 1, 1, 1) : n >= 2048 ? slow(timing) : timing;
         rows.add(matmul(n, t));
       }
     }
@@ -121,11 +123,12 @@ public final class OpsCpuBench {
   }
 
   /** A few runs of a slow operation. */
-  private static Timing slow(Timing t) {
-    return new Timing(0, t.budgetNanos(), Math.min(t.minReps(), 3), Math.min(t.maxReps(), 5));
+  private static WallClockTiming slow(WallClockTiming t) {
+    return new WallClockTiming(
+        0, t.budgetNanos(), Math.min(t.minReps(), 3), Math.min(t.maxReps(), 5));
   }
 
-  static Row matmul(int n, Timing timing) throws Exception {
+  static Row matmul(int n, WallClockTiming timing) throws Exception {
     float[] a = random(1, (long) n * n);
     float[] b = random(2, (long) n * n);
     Tensor ta = placeholder("A", FLOAT32, n, n);
@@ -139,7 +142,7 @@ public final class OpsCpuBench {
     }
   }
 
-  static Row softmax(int rows, int cols, Timing timing) throws Exception {
+  static Row softmax(int rows, int cols, WallClockTiming timing) throws Exception {
     float[] x = random(3, (long) rows * cols);
     Tensor tx = placeholder("X", FLOAT32, rows, cols);
     Tensor y = Reduction.softmax(tx, 1);
@@ -151,7 +154,7 @@ public final class OpsCpuBench {
     }
   }
 
-  static Row conv(int n, int c, int h, int w, int f, Timing timing) throws Exception {
+  static Row conv(int n, int c, int h, int w, int f, WallClockTiming timing) throws Exception {
     float[] x = random(4, (long) n * c * h * w);
     float[] filter = random(5, (long) f * c * 9);
     Tensor tx = placeholder("Input", FLOAT32, n, c, h, w);
@@ -177,7 +180,7 @@ public final class OpsCpuBench {
       long outCount,
       OrtRunner ort,
       float[] ortInput,
-      Timing timing)
+      WallClockTiming timing)
       throws Exception {
     Object[] kargs = new Object[inputs.size() + 1];
     for (int i = 0; i < inputs.size(); i++) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kernelgen.json.Json;
+import dev.kernelgen.measure.WallClockTiming;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CpuBenchTest {
-  private static final Timing QUICK = new Timing(0, 1_000_000, 2, 3);
+  private static final WallClockTiming QUICK = new WallClockTiming(0, 1_000_000, 2, 3);
   private static final List<Workload> TINY =
       List.of(Workload.of(1, 4, 9, 7, 2, 3, 2, Padding.SAME));
 

@@ -2,6 +2,7 @@ package dev.kernelgen.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kernelgen.measure.WallClockTiming;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,8 @@ class OrtRunnerTest {
     Workload w = Workload.of(1, 4, 9, 9, 1, 3, 1, Padding.SAME);
     float[] filter = new float[w.filterSize()];
     try (OrtRunner ort = OrtRunner.of(w, false, filter, null, null)) {
-      double us = new Timing(0, 1_000_000, 3, 5).medianMicros(ort.timed(new float[w.inputSize()]));
+      double us =
+          new WallClockTiming(0, 1_000_000, 3, 5).medianMicros(ort.timed(new float[w.inputSize()]));
       assertThat(us).isPositive().isLessThan(1e6);
     }
   }
@@ -79,7 +81,8 @@ class OrtRunnerTest {
   @Test
   void sideBySideTimingKeepsTheTwoApart() {
     // Two spins of 0.2 and 2 ms, timed in alternating rounds: each median is its own.
-    double[] t = new Timing(0, 50_000_000, 5, 50).sideBySide(() -> spin(200), () -> spin(2000), 5);
+    double[] t =
+        new WallClockTiming(0, 50_000_000, 5, 50).sideBySide(() -> spin(200), () -> spin(2000), 5);
     assertThat(t[0]).isGreaterThanOrEqualTo(200).isLessThan(1000);
     assertThat(t[1]).isGreaterThanOrEqualTo(2000).isGreaterThan(4 * t[0]);
   }
@@ -88,7 +91,7 @@ class OrtRunnerTest {
   void sideBySideTimingOfThreeKeepsEachApart() {
     // ORT, C and the generated Java are timed in turn so: each median is still its own.
     double[] t =
-        new Timing(0, 30_000_000, 5, 30)
+        new WallClockTiming(0, 30_000_000, 5, 30)
             .sideBySide(5, () -> spin(200), () -> spin(2000), () -> spin(800));
     assertThat(t).hasSize(3);
     assertThat(t[0]).isGreaterThanOrEqualTo(200).isLessThan(t[2]);

@@ -1,17 +1,20 @@
-package dev.kernelgen.bench;
+package dev.kernelgen.measure;
 
 import java.util.Arrays;
 
 /**
- * Median wall-clock time of an operation: warm up, then repeat between {@code minReps} and {@code
- * maxReps} times within a time budget. The median, not the mean, so that one descheduling on a
- * shared two-core machine does not move the figure.
+ * The benchmarks' wall-clock protocol, for comparing kernelgen's kernels with peers that have no
+ * device timer of ours (ONNX Runtime, plain Java loops) under one loop: median wall-clock time of
+ * an operation: warm up, then repeat between {@code minReps} and {@code maxReps} times within a
+ * time budget. The median, not the mean, so that one descheduling on a shared two-core machine does
+ * not move the figure.
  */
-public record Timing(long warmupNanos, long budgetNanos, int minReps, int maxReps) {
+public record WallClockTiming(long warmupNanos, long budgetNanos, int minReps, int maxReps) {
   /** About 1.2 s per measurement at most, for operations under 50 ms. */
-  public static final Timing DEFAULT = new Timing(200_000_000L, 1_000_000_000L, 20, 200);
+  public static final WallClockTiming DEFAULT =
+      new WallClockTiming(200_000_000L, 1_000_000_000L, 20, 200);
 
-  public Timing {
+  public WallClockTiming {
     if (minReps < 1 || maxReps < minReps || budgetNanos <= 0 || warmupNanos < 0) {
       throw new IllegalArgumentException(
           "bad timing: reps " + minReps + ".." + maxReps + ", budget " + budgetNanos + " ns");
