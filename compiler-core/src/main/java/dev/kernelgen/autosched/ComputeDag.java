@@ -156,19 +156,7 @@ final class ComputeDag {
    * that loop is vectorized).
    */
   static boolean stridedAlong(Schedule s, Stage consumer, Var v) {
-    boolean[] found = {false};
-    new ExprVisitor() {
-      @Override
-      public void visit(Expr e) {
-        if (e instanceof TensorRead r) {
-          for (int d = 0; d < r.indices().size() - 1; d++) {
-            found[0] |= FreeVars.uses(r.indices().get(d), v);
-          }
-        }
-        super.visit(e);
-      }
-    }.visit(expand(s, consumer.body()));
-    return found[0];
+    return FreeVars.usedBeforeLastIndex(expand(s, consumer.body()), v, null);
   }
 
   /**

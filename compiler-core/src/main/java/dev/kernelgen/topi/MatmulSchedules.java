@@ -71,19 +71,7 @@ final class MatmulSchedules {
       return false;
     }
     dev.kernelgen.te.Var col = op.axis().get(op.axis().size() - 1).var();
-    boolean[] found = {false};
-    new dev.kernelgen.te.ExprVisitor() {
-      @Override
-      public void visit(dev.kernelgen.te.Expr e) {
-        if (e instanceof dev.kernelgen.te.TensorRead r && r.tensor() == b) {
-          for (int d = 0; d < r.indices().size() - 1; d++) {
-            found[0] |= dev.kernelgen.te.FreeVars.uses(r.indices().get(d), col);
-          }
-        }
-        super.visit(e);
-      }
-    }.visit(op.body());
-    return found[0];
+    return dev.kernelgen.te.FreeVars.usedBeforeLastIndex(op.body(), col, b);
   }
 
   /**
