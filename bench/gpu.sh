@@ -20,6 +20,11 @@
 #   bench/gpu.sh floor OUT      on the GPU machine: every library operator's untuned pick and the
 #                               sample's schedules against the naive loop nest of their own compute
 #                               (the floor), on C and CUDA, to OUT/floor.json and OUT/floor.txt
+#   bench/gpu.sh tuning-cost OUT [--seconds S] [--only TEXT]
+#                               on the GPU machine: matmul 2048, conv2d [32,64,56,56]x64, layer
+#                               norm [16384,1024] and the seed's fused depthwise, auto-scheduled
+#                               only, each searched S s (default 60) with a cold and a warm
+#                               (transfer) cost model: untuned, best, trials and seconds to 90%
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel, every library operator's GPU schedules (each
 #                               one's default and the explicit matmul / conv2d / softmax ones) and
@@ -182,6 +187,14 @@ if [[ $cmd == floor ]]; then
   out=${2:?usage: bench/gpu.sh floor OUT_DIR}
   mkdir -p "$out"
   "${java[@]}" dev.kernelgen.bench.gpu.FloorBench "$out/floor.json" "${@:3}" 2>&1 | tee "$out/floor.txt"
+  exit 0
+fi
+
+if [[ $cmd == tuning-cost ]]; then
+  out=${2:?usage: bench/gpu.sh tuning-cost OUT_DIR [--seconds S] [--only TEXT]}
+  mkdir -p "$out"
+  "${java[@]}" dev.kernelgen.bench.gpu.TuningCostBench "$out/tuning-cost.json" "${@:3}" 2>&1 \
+    | tee "$out/tuning-cost.txt"
   exit 0
 fi
 

@@ -1,0 +1,208 @@
+package dev.kernelgen.bench.gpu;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.placeholder;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AnalyticPredictor;
+import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.autosched.SketchRules;
+import dev.kernelgen.bench.CpuInfo;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.json.Json;
+import dev.kernelgen.measure.CHarnessMeasurer;
+import dev.kernelgen.measure.DeviceMeasurer;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.Conv;
+import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.Padding;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.Tuner;
+import dev.kernelgen.tune.TuningRecord;
+import dev.kernelgen.tune.TuningTask;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Issue 13's tuning cost: the auto-scheduler's generated schedules alone (no template), searched by
+ * the evolutionary search over the learned cost model under a time budget per operator, once with a
+ * cold model and once warmed with the other operators' records of the cold runs (transfer). For
+ * each: the untuned pick's time, the best found, the trials and seconds after which 90% of the
+ * final speed had been measured ({@link Tuner.Result#trialsTo90()}, {@code timeTo90()}).
+ *
+ * <p>Usage: {@code TuningCostBench OUT_JSON [--seconds S] [--only TEXT] [--small]}; {@code
+ * bench/gpu.sh tuning-cost OUT} on the GPU machine (CUDA; elsewhere the first OpenCL device).
+ * {@code --small} shrinks every shape for a quick check on PoCL. References of large shapes come
+ * from the naive C loop nest, computed once per task.
+ */
+public final class TuningCostBench {
+  private TuningCostBench() {}
+
+  record Op(String name, OperatorDef def) {}
+
+  /** The four operators of the issue (or, with {@code small}, each at a shape PoCL runs fast). */
+  static List<Op> operators(boolean small) {
+    List<Op> ops = new ArrayList<>();
+    int n = small ? 96 : 2048;
+    Tensor a = placeholder("A", FLOAT32, n, n);
+    Tensor b = placeholder("B", FLOAT32, n, n);
+    ops.add(new Op("matmul_" + n, OperatorDef.of(List.of(a, b), Linalg.matmul(a, b))));
+    int batch = small ? 1 : 32;
+    int hw = small ? 14 : 56;
+    int c = small ? 8 : 64;
+    Tensor in = placeholder("Input", FLOAT32, batch, c, hw, hw);
+    Tensor f = placeholder("Filter", FLOAT32, c, c, 3, 3);
+    ops.add(
+        new Op(
+            "conv2d_" + batch + "x" + c + "x" + hw + "x" + hw + "_f" + c,
+            OperatorDef.of(
+                List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1))));
+    int rows = small ? 256 : 16384;
+    int cols = small ? 128 : 1024;
+    Tensor x = placeholder("X", FLOAT32, rows, cols);
+    Tensor gamma = placeholder("Gamma", FLOAT32, cols);
+    Tensor beta = placeholder("Beta", FLOAT32, cols);
+    ops.add(
+        new Op(
+            "layer_norm_" + rows + "x" + cols,
+            OperatorDef.of(List.of(x, gamma, beta), Nn.layerNorm(x, gamma, beta, 1, 1e-5))));
+    int ch = small ? 16 : 256;
+    int side = small ? 24 : 96;
+    Tensor input = placeholder("input", FLOAT32, 1, ch, side, side);
+    Tensor filter = placeholder("filter", FLOAT32, ch, 1, 3, 3);
+    Tensor scale = placeholder("scale", FLOAT32, ch);
+    Tensor shift = placeholder("shift", FLOAT32, ch);
+    Tensor conv = Nn.depthwiseConv2dNchw(input, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
+    ops.add(
+        new Op(
+            "depthwise_fused_1x" + ch + "x" + side + "x" + side,
+            OperatorDef.of(
+                List.of(input, filter, scale, shift), Nn.relu(Nn.scaleShift(conv, scale, shift)))));
+    return ops;
+  }
+
+  /** The generated schedules' space of {@code op}: what {@code kernels:tune} searches for it. */
+  static TuningTask task(Op op, Target target) {
+    return new TuningTask(
+        "TuningCostBench/" + op.name(),
+        target,
+        op.def(),
+        knobs -> AutoScheduler.generate(target, op.def().outputs(), knobs),
+        "k");
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(args.length > 0 && !args[0].startsWith("--") ? args[0] : "tuning-cost.json");
+    List<String> a = List.of(args);
+    int seconds =
+        a.contains("--seconds") ? Integer.parseInt(a.get(a.indexOf("--seconds") + 1)) : 60;
+    String only = a.contains("--only") ? a.get(a.indexOf("--only") + 1) : null;
+    boolean small = a.contains("--small");
+    Optional<? extends Device> gpu = Devices.cuda().isPresent() ? Devices.cuda() : Devices.openCl();
+    if (gpu.isEmpty()) {
+      throw new IllegalStateException("no CUDA or OpenCL device: " + Devices.describe());
+    }
+    Device device = gpu.get();
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    int cores = Runtime.getRuntime().availableProcessors();
+    CpuInfo cpu = CpuInfo.detect();
+    System.out.println(cpu.line());
+    System.out.println("device: " + device.name() + ", budget " + seconds + " s per search");
+    List<Op> ops =
+        operators(small).stream().filter(o -> only == null || o.name().contains(only)).toList();
+    List<Map<String, Object>> rows = new ArrayList<>();
+    Map<String, List<TuningRecord>> coldRecords = new LinkedHashMap<>();
+    try (CHarnessMeasurer refs = CHarnessMeasurer.fromEnvironment();
+        DeviceMeasurer m = new DeviceMeasurer(device, tc, cores).referencesFrom(refs)) {
+      System.out.printf(
+          "%-32s %-5s %10s %10s %8s %7s %8s %8s%n",
+          "operator", "model", "untuned_us", "best_us", "trials", "to90", "to90_s", "search_s");
+      for (String mode : List.of("cold", "warm")) {
+        for (Op op : ops) {
+          TuningTask task = task(op, device.target());
+          List<TuningRecord> previous = new ArrayList<>();
+          if (mode.equals("warm")) {
+            coldRecords.forEach(
+                (name, recs) -> {
+                  if (!name.equals(op.name())) {
+                    previous.addAll(recs);
+                  }
+                });
+          }
+          Measurement untuned = untuned(m, task, op);
+
+          List<TuningRecord> records = new ArrayList<>();
+          Tuner.Options o =
+              Tuner.Options.defaults()
+                  .withTrials(100_000)
+                  .withBatch(Math.max(2, cores))
+                  .withPatience(0)
+                  .withTimeLimit(Duration.ofSeconds(seconds))
+                  .withTransfer(mode.equals("warm"));
+          Tuner.Result r =
+              Tuner.tune(
+                  task,
+                  m,
+                  o,
+                  previous,
+                  batch -> records.addAll(TuningRecord.of(task, m, batch)),
+                  p -> {});
+          if (mode.equals("cold")) {
+            coldRecords.put(op.name(), records);
+          }
+          Map<String, Object> row = new LinkedHashMap<>();
+          row.put("operator", op.name());
+          row.put("model", mode);
+          row.put("untuned_us", untuned.isOk() ? untuned.medianUs() : null);
+          row.put("best_us", r.best() != null && r.best().isOk() ? r.best().medianUs() : null);
+          row.put("best_config", r.best() != null ? r.best().config().key() : null);
+          row.put("trials", r.measured().size());
+          row.put("failed", r.failed());
+          row.put("trials_to_90", r.trialsTo90());
+          row.put("seconds_to_90", r.timeTo90().toMillis() / 1e3);
+          row.put("search_seconds", r.elapsed().toMillis() / 1e3);
+          row.put("warmed_with_records", previous.size());
+          rows.add(row);
+          System.out.printf(
+              "%-32s %-5s %10s %10s %8d %7d %8.1f %8.1f%n",
+              op.name(),
+              mode,
+              untuned.isOk() ? String.format("%.1f", untuned.medianUs()) : untuned.status(),
+              row.get("best_us") == null ? "-" : String.format("%.1f", (Double) row.get("best_us")),
+              r.measured().size(),
+              r.trialsTo90(),
+              r.timeTo90().toMillis() / 1e3,
+              r.elapsed().toMillis() / 1e3);
+        }
+      }
+    }
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("machine", cpu.toJson());
+    report.put("device", device.name());
+    report.put("seconds_per_search", seconds);
+    report.put("rows", rows);
+    Files.writeString(out, Json.pretty(report));
+  }
+
+  /**
+   * The untuned pick (what {@code generate} embeds without a record): the rules' configuration
+   * chosen by the shipped model, measured as a trial of the task.
+   */
+  private static Measurement untuned(DeviceMeasurer m, TuningTask task, Op op) {
+    Configuration pick =
+        AutoScheduler.untunedConfig(
+            task.target(), op.def().outputs(), SketchRules.defaults(), new AnalyticPredictor());
+    return m.measure(task, List.of(pick)).get(0);
+  }
+}
