@@ -283,6 +283,12 @@ def normalize_source(path, old_text, new_text):
                 old_out.append(nt)
                 new_out.append(nt)
                 continue
+        if re.search(r"\.x86-64-v\d\.c$", path) and any(
+                name == op or name.startswith(op + "_") for op in _context.get("tuned_at_level", ())):
+            used.add("tuned-choice")
+            old_out.append(nt)
+            new_out.append(nt)
+            continue
         if name in _autosched_names(path, "tuned"):
             used.add("tuned-choice")
             old_out.append(nt)
@@ -343,12 +349,15 @@ def normalize_manifest(old_text, new_text):
             cu_old.pop(k, None)
         del cu_new["fatbin"]
         used.add("manifest-fatbin")
-    for op in n.get("operators", {}).values():
-        for variant in op.get("variants", []) if isinstance(op, dict) else []:
-            if isinstance(variant, dict) and variant.pop("targetsIndex64", None) is not None:
-                used.add("manifest-idx64")
-            if isinstance(variant, dict) and variant.pop("intermediates", None) is not None:
-                used.add("manifest-intermediates")
+    for name, op in n.get("operators", {}).items():
+        old_variants = o.get("operators", {}).get(name, {}).get("variants", [])
+        for i, variant in enumerate(op.get("variants", [])):
+            before = old_variants[i] if i < len(old_variants) else {}
+            for key, rule in (("targetsIndex64", "manifest-idx64"),
+                              ("intermediates", "manifest-intermediates")):
+                if key in variant and key not in before:
+                    del variant[key]
+                    used.add(rule)
     lib_dir = _context.get("manifest_dir")
     for side in (o, n):
         for a, b, c, d, e in _variant_targets(side):
@@ -434,6 +443,14 @@ def prepare(old_files, new_files):
         tuned_keys |= keys
     _context["tuned"] = tuned
     _context["tuned_keys"] = tuned_keys
+    # C schedules tuned at one ISA level live in <L>.x86-64-vN.c and are not marked in the
+    # manifest (finding 3 of the results): generate's messages name them.
+    leveled = set()
+    for files in (old_files, new_files):
+        text = files.get("messages.txt", b"").decode(errors="replace")
+        leveled.update(re.findall(r"operator '(\w+)' for C(?: specialized to \S+)? at "
+                                  r"x86-64-v\d: tuned configuration", text))
+    _context["tuned_at_level"] = leveled
 
 
 def _autosched_names(path, kind="autosched"):
