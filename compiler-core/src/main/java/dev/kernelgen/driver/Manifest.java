@@ -98,12 +98,15 @@ final class Manifest {
         "temporaries",
         b.temporaries().stream()
             .map(
-                t ->
-                    (Object)
-                        Map.of(
-                            "name", t.name(),
-                            "dtype", t.dtype().name(),
-                            "size", ExprPrinter.print(t.size())))
+                t -> {
+                  // Insertion order, not Map.of's (randomized per JVM): two clean builds write
+                  // the same manifest.
+                  Map<String, Object> tj = new LinkedHashMap<>();
+                  tj.put("name", t.name());
+                  tj.put("dtype", t.dtype().name());
+                  tj.put("size", ExprPrinter.print(t.size()));
+                  return (Object) tj;
+                })
             .toList());
     List<Object> ks = new ArrayList<>();
     for (Kernel k : b.kernels()) {

@@ -14,14 +14,19 @@ final class UserErrors {
 
   /**
    * {@code body}'s value, or null when it threw a {@link UserError}: then the error is recorded,
-   * prefixed with {@code where} unless its message already names it.
+   * prefixed with {@code where} unless its message already names it, or already names a place in
+   * the same spec file ({@code Spec.java: it.Spec.cpu(): ...} from a schedule method, where {@code
+   * where} is the operator's {@code Spec.java: it.Spec.total()}).
    */
   <T> T collect(String where, Supplier<T> body) {
     try {
       return body.get();
     } catch (UserError e) {
       String m = e.getMessage();
-      messages.add(m.contains(where) ? m : where + ": " + m);
+      int colon = where.indexOf(": ");
+      boolean named =
+          m.contains(where) || (colon > 0 && m.startsWith(where.substring(0, colon + 2)));
+      messages.add(named ? m : where + ": " + m);
       return null;
     }
   }
