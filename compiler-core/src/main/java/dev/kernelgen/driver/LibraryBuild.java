@@ -344,9 +344,11 @@ final class LibraryBuild {
       kernels.add(new Kernel(k.func().name(), OperatorModel.params(k.func()), k.geometry()));
       fs.add(k.func());
     }
+    Map<String, Map<String, Integer>> tunedByIsaLevel = new java.util.TreeMap<>();
     if (target == Target.C && configured == null) {
       List<String> untuned =
-          choice.tunedPerIsaLevel(op, m, def, fn, width, what, where, fs.size() - 1);
+          choice.tunedPerIsaLevel(
+              op, m, def, fn, width, what, where, fs.size() - 1, tunedByIsaLevel);
       choice.noteCFallback(what, c.cFallback(), untuned);
     }
     List<String> trace = s.trace().steps().stream().map(Object::toString).toList();
@@ -355,6 +357,7 @@ final class LibraryBuild {
         knobs.isConfigured() ? c.source() : "default",
         knobs.chosen(),
         knobs.space(),
+        tunedByIsaLevel,
         trace,
         temps,
         kernels);

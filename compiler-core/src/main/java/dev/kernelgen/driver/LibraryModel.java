@@ -160,6 +160,8 @@ public record LibraryModel(
    * @param configurationSource where the knob values came from: "default" or "configured"
    * @param knobs the value of each knob
    * @param space the choices of each knob
+   * @param tunedByIsaLevel C: the tuning record's configuration of each ISA level whose library
+   *     embeds a tuned schedule instead of this one (empty: every level builds this one)
    * @param trace the schedule's primitives, one per line
    * @param temporaries device memory the host allocates between kernels (GPU targets)
    * @param kernels the kernels to launch, in order
@@ -169,12 +171,15 @@ public record LibraryModel(
       String configurationSource,
       Map<String, Integer> knobs,
       Map<String, List<Integer>> space,
+      Map<String, Map<String, Integer>> tunedByIsaLevel,
       List<String> trace,
       List<Temporary> temporaries,
       List<Kernel> kernels) {
     public Build {
       knobs = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(knobs));
       space = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(space));
+      tunedByIsaLevel =
+          java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(tunedByIsaLevel));
       trace = List.copyOf(trace);
       temporaries = List.copyOf(temporaries);
       kernels = List.copyOf(kernels);

@@ -93,6 +93,13 @@ final class Manifest {
     j.put("knobs", b.knobs());
     Map<String, Object> space = new LinkedHashMap<>(b.space());
     j.put("space", space);
+    if (!b.tunedByIsaLevel().isEmpty()) {
+      // The C libraries of these levels embed their tuning record's schedule, not the above.
+      Map<String, Object> levels = new LinkedHashMap<>();
+      b.tunedByIsaLevel()
+          .forEach((level, config) -> levels.put(level, new java.util.TreeMap<>(config)));
+      j.put("tunedByIsaLevel", levels);
+    }
     j.put("trace", b.trace());
     j.put(
         "temporaries",

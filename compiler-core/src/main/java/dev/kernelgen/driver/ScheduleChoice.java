@@ -149,6 +149,7 @@ final class ScheduleChoice {
    * at {@code index} of the C functions; a level without records keeps it (the default schedule, or
    * a record that names no level).
    *
+   * @param tunedOut receives each tuned level's configuration
    * @return the levels left without a tuned function
    */
   List<String> tunedPerIsaLevel(
@@ -159,7 +160,8 @@ final class ScheduleChoice {
       IndexWidth width,
       String what,
       String where,
-      int index) {
+      int index,
+      Map<String, Map<String, Integer>> tunedOut) {
     List<String> untuned = new ArrayList<>();
     for (String level : request.toolchain().isaLevels()) {
       Tuned t = tuned(op, def, Target.C, level);
@@ -177,6 +179,7 @@ final class ScheduleChoice {
         }
         PrimFunc lf = context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, width, null));
         cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
+        tunedOut.put(level, t.record.config().values());
         request
             .log()
             .accept(

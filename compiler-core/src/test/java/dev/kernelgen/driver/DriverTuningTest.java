@@ -97,8 +97,11 @@ class DriverTuningTest {
             rec("x86-64-v4", "cpu A", 4, 3.0),
             rec("x86-64-v3", "cpu A", 4, 2.0));
     LibraryModel m = generate(rs, Map.of(), log);
-    // The model's own configuration stays the default: no record without a level.
+    // The model's own configuration stays the default: no record without a level; each tuned
+    // level's configuration is recorded beside it (and in the manifest).
     assertThat(specialized(m).knobs()).isEqualTo(Map.of("vector", 8));
+    assertThat(specialized(m).tunedByIsaLevel())
+        .isEqualTo(Map.of("x86-64-v3", Map.of("vector", 4), "x86-64-v4", Map.of("vector", 16)));
     Path dir = tmp.resolve("resources").resolve(m.resourceDir());
     String plain = java.nio.file.Files.readString(dir.resolve("c/SmallKernels.c"));
     String v3 = java.nio.file.Files.readString(dir.resolve("c/SmallKernels.x86-64-v3.c"));
@@ -109,7 +112,8 @@ class DriverTuningTest {
     String manifest = java.nio.file.Files.readString(dir.resolve("manifest.json"));
     assertThat(manifest)
         .contains("\"source\": \"c/SmallKernels.x86-64-v3.c\"")
-        .contains("\"source\": \"c/SmallKernels.x86-64-v4.c\"");
+        .contains("\"source\": \"c/SmallKernels.x86-64-v4.c\"")
+        .contains("\"tunedByIsaLevel\"");
     assertThat(String.join("\n", log))
         .contains("specialized to n=1024 at x86-64-v4: tuned configuration {vector=16}")
         .contains("specialized to n=1024 at x86-64-v3: tuned configuration {vector=4}")
