@@ -42,7 +42,9 @@ if [[ $cmd == prepare ]]; then
   [[ -x $JAVA_HOME/bin/jlink ]] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
   ./mvnw -q -Pbench -pl bench/gpu-bench -am package -DskipTests >/dev/null
   mkdir -p .device
-  grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >>.git/info/exclude
+  # (In a git worktree .git is a file: ask git where its exclude file is.)
+  exclude=$(git rev-parse --git-path info/exclude 2>/dev/null || echo .git/info/exclude)
+  grep -qx '/.device/' "$exclude" 2>/dev/null || echo '/.device/' >>"$exclude"
   # One Java runtime for the benchmarks, the tests and Maven (which compiles the specs: jdk.compiler),
   # sent as an xz archive (about 23 MB instead of 87): it and Maven must fit in the 64 MiB sent.
   modules=java.base,java.logging,jdk.unsupported,java.xml,java.naming,java.management,java.compiler,jdk.compiler,jdk.zipfs
@@ -108,7 +110,8 @@ if [[ $cmd == prepare ]]; then
   ./mvnw -q -o -Dmaven.repo.local="$scratch/seed" install -DskipTests -Dinvoker.skip=true \
     -pl annotations,compiler-core,runtime,maven-plugin -am >/dev/null
   mkdir -p "$scratch/bundle/m2/dev/kernelgen"
-  for m in parent annotations compiler-core runtime maven-plugin samples; do
+  # (The samples' parent POM resolves from the working tree, by its relative path.)
+  for m in parent annotations compiler-core runtime measure maven-plugin; do
     cp -r "$scratch/seed/dev/kernelgen/kernelgen-$m" "$scratch/bundle/m2/dev/kernelgen/"
   done
   rm -rf "$scratch/seed"

@@ -85,7 +85,7 @@ final class ConvBnSwishCpu {
       double flops = 2.0 * d.outputCount() * d.c() * 9;
       System.out.printf(
           "%-26s ours %10.1f us   ORT %10.1f us   ORT/ours %.2f   %.1f vs %.1f GFLOP/s   (max"
-              + " |diff| %.2g; the sample's launcher on C, %s library)%n",
+              + " |diff| %.2g; the sample's launcher on C, CPU level %s%s)%n",
           name,
           t[0],
           t[1],
@@ -93,7 +93,10 @@ final class ConvBnSwishCpu {
           flops / t[0] / 1e3,
           flops / t[1] / 1e3,
           diff,
-          CpuIsa.machineLevelName());
+          CpuIsa.machineLevelName(),
+          System.getProperty(CpuIsa.MAX_ISA_PROPERTY) == null
+              ? ""
+              : ", capped at " + System.getProperty(CpuIsa.MAX_ISA_PROPERTY));
       return new OpsCpuBench.Row(name, flops, t[0], t[1], diff);
     }
   }
