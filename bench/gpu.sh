@@ -17,6 +17,11 @@
 #   bench/gpu.sh sample OUT     on the GPU machine: the depthwise sample's launchers on every device
 #   bench/gpu.sh tune OUT       on the GPU machine: kernels:tune (Maven, offline) of the sample's
 #                               thread-pair operator on CUDA: the article's table
+#   bench/gpu.sh tune-sample OUT [MODULE]  on the GPU machine: kernels:tune (Maven, offline) of
+#                               samples/MODULE (default conv-bn-swish) on CUDA, appending to a copy
+#                               of its committed tuning log: OUT/tuning/<library>.jsonl, to be copied
+#                               back over samples/MODULE/src/main/kernels/tuning/ and committed
+#                               (KG_TUNE_TRIALS per shape, default 64; KG_TUNE_SECONDS per shape, 240)
 #   bench/gpu.sh floor OUT      on the GPU machine: every library operator's untuned pick and the
 #                               sample's schedules against the naive loop nest of their own compute
 #                               (the floor), on C and CUDA, to OUT/floor.json and OUT/floor.txt
@@ -42,7 +47,9 @@ if [[ $cmd == prepare ]]; then
   [[ -x $JAVA_HOME/bin/jlink ]] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
   ./mvnw -q -Pbench -pl bench/gpu-bench -am package -DskipTests >/dev/null
   mkdir -p .device
-  grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >>.git/info/exclude
+  # (In a git worktree .git is a file: ask git where its exclude file is.)
+  exclude=$(git rev-parse --git-path info/exclude 2>/dev/null || echo .git/info/exclude)
+  grep -qx '/.device/' "$exclude" 2>/dev/null || echo '/.device/' >>"$exclude"
   # One Java runtime for the benchmarks, the tests and Maven (which compiles the specs: jdk.compiler),
   # sent as an xz archive (about 23 MB instead of 87): it and Maven must fit in the 64 MiB sent.
   modules=java.base,java.logging,jdk.unsupported,java.xml,java.naming,java.management,java.compiler,jdk.compiler,jdk.zipfs
@@ -60,6 +67,8 @@ if [[ $cmd == prepare ]]; then
     cp $m/target/kernelgen-$m-*-SNAPSHOT.jar .device/lib/
   done
   cp bench/cpu-bench/target/kernelgen-cpu-bench-*.jar bench/gpu-bench/target/kernelgen-gpu-bench-*.jar .device/lib/
+  # The conv + batch norm + swish sample (its launcher and kernels: OpsGpuBench's conv_bn_swish rows).
+  cp samples/conv-bn-swish/target/kernelgen-sample-conv-bn-swish-*.jar .device/lib/
   cp $repo/org/jcuda/jcuda/12.6.0/jcuda-12.6.0.jar $repo/org/jocl/jocl/2.0.5/jocl-2.0.5.jar .device/lib/
   # Only the driver API's native library: the PTX compiler and NVRTC bindings are not used.
   tmp=$(mktemp -d)
@@ -85,6 +94,8 @@ if [[ $cmd == prepare ]]; then
   cp -r maven-plugin/target/test-classes .device/test/maven-plugin
   cp -r maven-plugin/target/classes .device/test/maven-plugin-main
   cp -r measure/target/test-classes .device/test/measure
+  # The conv + batch norm + swish sample's launcher tests (its spec compiled as a test source).
+  cp -r samples/conv-bn-swish/target/test-classes .device/test/conv-bn-swish
   cp compiler-core/target/kernelgen-compiler-core-*-tests.jar .device/test/lib/
   cat .device/test/classpath.txt |
     grep -E '/(junit-|opentest4j|apiguardian|assertj|byte-buddy)' | sort -u | xargs -I{} cp {} .device/test/lib/
@@ -104,7 +115,8 @@ if [[ $cmd == prepare ]]; then
   ./mvnw -q -o -Dmaven.repo.local="$scratch/seed" install -DskipTests -Dinvoker.skip=true \
     -pl annotations,compiler-core,runtime,maven-plugin -am >/dev/null
   mkdir -p "$scratch/bundle/m2/dev/kernelgen"
-  for m in parent annotations compiler-core runtime maven-plugin samples; do
+  # (The samples' parent POM resolves from the working tree, by its relative path.)
+  for m in parent annotations compiler-core runtime measure maven-plugin; do
     cp -r "$scratch/seed/dev/kernelgen/kernelgen-$m" "$scratch/bundle/m2/dev/kernelgen/"
   done
   rm -rf "$scratch/seed"
@@ -112,6 +124,10 @@ if [[ $cmd == prepare ]]; then
     dev.kernelgen:kernelgen-maven-plugin:0.1.0-SNAPSHOT:tune -Dkernels.targets=OPENCL \
     -Dkernels.tune.operators=depthwiseThreadPairs -Dkernels.tune.trials=1 \
     -Dkernels.tuningDirectory="$scratch/tuning" >/dev/null
+  # bench/gpu.sh tune-sample: what tuning the conv + batch norm + swish sample resolves (its project's
+  # dependencies and plugins; the goal itself is the same).
+  ./mvnw -B -q -Dmaven.repo.local="$scratch/bundle/m2" -f samples/conv-bn-swish/pom.xml \
+    dev.kernelgen:kernelgen-maven-plugin:0.1.0-SNAPSHOT:tune -Dkernels.tune.skip=true >/dev/null
   cp -r "$(ls -d "$HOME"/.m2/wrapper/dists/apache-maven-3.9.16/*/ | head -1)" "$scratch/bundle/maven"
   tar -cJf .device/maven.tar.xz -C "$scratch/bundle" maven m2
   rm -rf "$scratch"
@@ -144,7 +160,7 @@ export PATH=$PATH:/usr/local/cuda/bin
 if [[ $cmd == tests ]]; then
   out=${2:?usage: bench/gpu.sh tests OUT_DIR}
   mkdir -p "$out"
-  dirs=$(cd .device/test && ls -d runtime gpu-bench maven-plugin measure 2>/dev/null)
+  dirs=$(cd .device/test && ls -d runtime gpu-bench maven-plugin measure conv-bn-swish 2>/dev/null)
   # Architecture tests (ArchUnit, which does not travel) and source scans run here, not there.
   # KG_TESTS_EXCLUDE: a regex of test classes to leave out (e.g. CPU-only ones that are slow);
   # KG_TESTS_ONLY: a regex of the test classes to run (default: all).
@@ -180,6 +196,26 @@ if [[ $cmd == tune ]]; then
     dev.kernelgen:kernelgen-maven-plugin:0.1.0-SNAPSHOT:tune -Dkernels.targets=CUDA \
     -Dkernels.tune.operators=depthwiseThreadPairs -Dkernels.tune.trials=36 \
     -Dkernels.tuningDirectory="$out/tuning" 2>&1 | tee "$out/kernels-tune.txt"
+  exit 0
+fi
+
+# A sample's operators tuned for CUDA through the Maven goal, offline, as a user tunes them: the
+# records go to a copy of the sample's committed log under OUT/tuning, for the lead to commit.
+if [[ $cmd == tune-sample ]]; then
+  out=${2:?usage: bench/gpu.sh tune-sample OUT_DIR [MODULE]}
+  module=${3:-conv-bn-swish}
+  mkdir -p "$out/tuning"
+  if [[ -d samples/$module/src/main/kernels/tuning ]]; then
+    cp samples/"$module"/src/main/kernels/tuning/*.jsonl "$out/tuning/" 2>/dev/null || true
+  fi
+  unpack maven maven.tar.xz
+  JAVA_HOME=$PWD/.device/jre LD_PRELOAD=$PWD/.device/jre/lib/libjsig.so \
+    .device/maven/bin/mvn -B -o -Dmaven.repo.local="$PWD/.device/m2" -f samples/"$module"/pom.xml \
+    dev.kernelgen:kernelgen-maven-plugin:0.1.0-SNAPSHOT:tune -Dkernels.targets=CUDA \
+    -Dkernels.tune.trials="${KG_TUNE_TRIALS:-64}" -Dkernels.tune.timeLimitSeconds="${KG_TUNE_SECONDS:-240}" \
+    -Dkernels.tuningDirectory="$out/tuning" 2>&1 | tee "$out/kernels-tune-$module.txt"
+  # The expected outputs cached for the checks: large, and not to be committed.
+  rm -rf "$out/tuning/references"
   exit 0
 fi
 

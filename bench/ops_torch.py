@@ -9,6 +9,11 @@ Workloads, the same as dev.kernelgen.bench.gpu.OpsGpuBench:
   softmax_{4096x4096,16384x1024}_auto     torch.softmax(x, dim=-1)
   layer_norm_{4096x4096,16384x1024}_auto  F.layer_norm(x, (cols,), gamma, beta, eps=1e-5)
   conv2d_{1,32}x64x56x56_f64  F.conv2d 3x3, padding 1 (cuDNN, benchmark mode)
+  conv_bn_swish_{1x64x56x56_k64,8x32x28x28_k32}  the conv + batch norm + swish sample's operator:
+      torch_*: eager F.conv2d -> F.batch_norm (running statistics, eps 1e-5) -> F.silu (3 kernels);
+      torch_folded_*: batch norm folded into the conv's weight and bias, then F.silu (2 kernels,
+      what a deployment does); torch_compiled_*: torch.compile of the eager three (mode
+      KG_COMPILE_MODE, default max-autotune-no-cudagraphs; KG_OPS_COMPILE=0 leaves it out)
 
 Each is timed as bench/gpu_torch.py times: torch_us, per call of back-to-back launches (CUDA events
 around a batch, best batch), and torch_gpu_us, launches captured in a CUDA graph and replayed
@@ -17,7 +22,9 @@ writes the merged rows (ratio = torch_gpu_us / ours_gpu_us: above 1 means ours i
 """
 
 import json
+import os
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -110,6 +117,71 @@ def workloads():
             lambda inp=inp, w=w: F.conv2d(inp, w, padding=1))
 
 
+CONV_BN_SWISH = ((1, 64, 56, 56, 64), (8, 32, 28, 28, 32))
+
+
+def conv_bn_swish_variants():
+    """(workload, flops, eager, {variant: fn}) of the sample's operator; fns take no argument."""
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(7)
+
+    def rand(*shape, lo=-1.0, hi=1.0):
+        return torch.rand(*shape, generator=g, device=dev) * (hi - lo) + lo
+
+    for n, c, h, w, k in CONV_BN_SWISH:
+        x, wt = rand(n, c, h, w), rand(k, c, 3, 3)
+        gamma, beta, mean = rand(k, lo=0.5, hi=1.5), rand(k), rand(k)
+        var = rand(k, lo=0.5, hi=1.5)
+
+        def three(x, wt, gamma, beta, mean, var):
+            y = F.batch_norm(F.conv2d(x, wt, padding=1), mean, var, gamma, beta,
+                             training=False, eps=1e-5)
+            return F.silu(y)
+
+        scale = gamma / torch.sqrt(var + 1e-5)
+        wf = (wt * scale[:, None, None, None]).contiguous()
+        bf = (beta - mean * scale).contiguous()
+        args = (x, wt, gamma, beta, mean, var)
+        variants = {"folded": (lambda x=x, wf=wf, bf=bf: F.silu(F.conv2d(x, wf, bf, padding=1)))}
+        if os.environ.get("KG_OPS_COMPILE", "1") != "0":
+            variants["compiled"] = ("compile", three, args)
+        yield (f"conv_bn_swish_{n}x{c}x{h}x{w}_k{k}", 2.0 * n * k * h * w * c * 9,
+               (lambda args=args, three=three: three(*args)), variants)
+
+
+def measure_conv_bn_swish(only):
+    rows = []
+    for workload, flops, eager, variants in conv_bn_swish_variants():
+        if only and only not in workload:
+            continue
+        expected = eager()
+        r = {"workload": workload, "torch_us": round(per_call(eager), 3),
+             "torch_gpu_us": round(graph_time(eager), 3)}
+        r["torch_tflops"] = round(flops / r["torch_gpu_us"] / 1e6, 3)
+        for key, fn in variants.items():
+            try:
+                if isinstance(fn, tuple):  # torch.compile, built here and timed like the others
+                    _, three, args = fn
+                    torch._dynamo.reset()
+                    compiled = torch.compile(three, mode=os.environ.get(
+                        "KG_COMPILE_MODE", "max-autotune-no-cudagraphs"), dynamic=False)
+                    t0 = time.perf_counter()
+                    compiled(*args)
+                    torch.cuda.synchronize()
+                    r[f"torch_{key}_compile_s"] = round(time.perf_counter() - t0, 1)
+                    fn = (lambda compiled=compiled, args=args: compiled(*args))
+                err = ((fn() - expected).abs() / expected.abs().clamp(min=1)).max().item()
+                if not err <= 1e-3:
+                    raise RuntimeError(f"{key} differs from eager by {err:.3g} (relative)")
+                r[f"torch_{key}_us"] = round(per_call(fn), 3)
+                r[f"torch_{key}_gpu_us"] = round(graph_time(fn), 3)
+            except Exception as e:  # noqa: BLE001 - recorded, and the run goes on
+                r[f"torch_{key}_error"] = f"{type(e).__name__}: {e}"
+        print(r, flush=True)
+        rows.append(r)
+    return rows
+
+
 def main(argv):
     if not argv or argv[0].startswith("--"):
         print(__doc__)
@@ -134,6 +206,9 @@ def main(argv):
         rows.append(r)
         with open(out_path, "w") as f:
             json.dump({"device": name, "torch": torch.__version__, "results": rows}, f, indent=2)
+    rows += measure_conv_bn_swish(only)
+    with open(out_path, "w") as f:
+        json.dump({"device": name, "torch": torch.__version__, "results": rows}, f, indent=2)
     if "--ours" in opts:
         with open(opts["--ours"]) as f:
             ours = {r["workload"]: r for r in json.load(f)["results"]}
@@ -149,6 +224,14 @@ def main(argv):
             merged.append(m)
             print(f"{r['workload']:26s} {o['ours_gpu_us']:12.1f} {r['torch_gpu_us']:13.1f} "
                   f"{m['torch_over_ours']:10.3f} {o.get('kernels')}")
+            for key in ("folded", "compiled"):  # the other PyTorch variants of a workload
+                if f"torch_{key}_gpu_us" in r:
+                    m[f"torch_{key}_over_ours"] = round(
+                        r[f"torch_{key}_gpu_us"] / o["ours_gpu_us"], 3)
+                    print(f"  {'torch ' + key:24s} {'':12s} {r[f'torch_{key}_gpu_us']:13.1f} "
+                          f"{m[f'torch_{key}_over_ours']:10.3f}")
+                elif f"torch_{key}_error" in r:
+                    print(f"  {'torch ' + key:24s} failed: {r[f'torch_{key}_error']}")
         if "--merged" in opts:
             with open(opts["--merged"], "w") as f:
                 json.dump({"device": name, "results": merged}, f, indent=2)

@@ -1,5 +1,6 @@
 package dev.kernelgen.autosched;
 
+import dev.kernelgen.annotations.Target;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.IterVar;
 import java.util.ArrayList;
@@ -11,7 +12,8 @@ import java.util.List;
  * loops come first, the two outermost fused and run in parallel; the accumulator is computed at the
  * innermost outer loop, a {@code tile_0 x ... x tile_n} block in registers (its last axis
  * vectorized, the others unrolled) with the reduction around it; the copy-out with its epilogue
- * runs over the same tile, vectorized. Short constant reduce axes (filter taps) are unrolled.
+ * runs over the same tile, vectorized. Short constant reduce axes (filter taps) are unrolled, but
+ * in Java kernels (code size: {@link #MAX_UNROLLED_JAVA}).
  *
  * <p>Knob {@code layout} 1 is the other CPU sketch, for reductions whose inputs are contiguous
  * along the reduction rather than along an output axis (dense: {@code W[j, k]}): the same parallel
@@ -31,6 +33,13 @@ final class CpuTiling {
 
   /** The most iterations unrolled: loops of a tile beyond it stay loops (code size). */
   static final int MAX_UNROLLED = 64;
+
+  /**
+   * The most rows of a register tile unrolled in a Java kernel, whose filter taps stay loops: javac
+   * limits a method to 64 KB of bytecode, and every unrolled row is partitioned at padding borders
+   * (a 3x3 convolution's 16 rows x 9 taps x 3 partitions exceeded it); C2 unrolls loops itself.
+   */
+  static final int MAX_UNROLLED_JAVA = 16;
 
   /** The longest constant reduce axis that is unrolled. */
   static final int MAX_UNROLLED_REDUCTION = 8;
@@ -111,7 +120,8 @@ final class CpuTiling {
     }
     state.note(red, "cpu.gather", gather ? 1 : 0);
     long rows = regTile / tiles[n - 1];
-    boolean unrollRows = rows <= MAX_UNROLLED;
+    boolean java = state.target() == Target.JAVA;
+    boolean unrollRows = rows <= (java ? MAX_UNROLLED_JAVA : MAX_UNROLLED);
     for (int d = 0; d < n - 1 && unrollRows; d++) {
       tiled.unroll(inner.get(d));
     }
@@ -122,7 +132,7 @@ final class CpuTiling {
     local.reorder(lorder.toArray(IterVar[]::new));
     for (IterVar r : local.reduceAxis()) {
       long e = ComputeDag.extent(r);
-      if (e > 0 && e <= MAX_UNROLLED_REDUCTION && rows * e <= MAX_UNROLLED) {
+      if (!java && e > 0 && e <= MAX_UNROLLED_REDUCTION && rows * e <= MAX_UNROLLED) {
         local.unroll(r);
       }
     }

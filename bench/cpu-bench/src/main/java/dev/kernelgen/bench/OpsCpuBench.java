@@ -40,8 +40,9 @@ import java.util.Random;
 /**
  * The operator benchmark on the CPU: matmul (square, float32), softmax over rows and 3x3 conv2d,
  * each with kernelgen's untuned default C schedule ({@link DefaultSchedules}) against ONNX Runtime
- * (MLAS) on the same data, in one run, with the same {@link WallClockTiming}. Each pair is checked
- * to agree before it is timed.
+ * (MLAS) on the same data, in one run, with the same {@link WallClockTiming}; and the conv + batch
+ * norm + swish sample through its launcher ({@link ConvBnSwishCpu}). Each pair is checked to agree
+ * before it is timed.
  *
  * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--only TEXT] [OUT_JSON]}; {@code OUT_JSON}
  * defaults to {@value #DEFAULT_OUT}. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
@@ -88,6 +89,8 @@ public final class OpsCpuBench {
     System.out.printf(
         "ops-cpu-bench: %d processors, ours = default C schedules%n",
         Runtime.getRuntime().availableProcessors());
+    CpuInfo cpu = CpuInfo.detect();
+    System.out.println(cpu.line());
     List<Row> rows = new ArrayList<>();
     for (int n : big ? new int[] {1024, 2048, 4096} : new int[] {1024, 2048}) {
       String name = "matmul_" + n;
@@ -106,6 +109,11 @@ public final class OpsCpuBench {
     if (only == null || "conv2d_32x64x56x56_f64".contains(only)) {
       rows.add(conv(32, 64, 56, 56, 64, slow(timing)));
     }
+    for (var d : ConvBnSwishCpu.SHAPES) {
+      if (only == null || ConvBnSwishCpu.name(d).contains(only)) {
+        rows.add(ConvBnSwishCpu.run(d, timing));
+      }
+    }
     List<Object> json = new ArrayList<>();
     for (Row r : rows) {
       json.add(r.json());
@@ -113,6 +121,7 @@ public final class OpsCpuBench {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("bench", "ops-cpu");
     doc.put("processors", Runtime.getRuntime().availableProcessors());
+    doc.put("machine", cpu.toJson());
     doc.put("timing", "median wall-clock us per call; ours = kernelgen default C schedule");
     doc.put("results", json);
     if (out.getParent() != null) {

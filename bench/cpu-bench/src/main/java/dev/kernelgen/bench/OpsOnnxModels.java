@@ -1,9 +1,9 @@
 package dev.kernelgen.bench;
 
 /**
- * ONNX models of the operator benchmark (MatMul, Softmax, Conv), encoded by hand with {@link
- * ProtoWriter} as {@link OnnxModel} encodes the depthwise ones. Graph input {@link
- * OnnxModel#INPUT}, output {@link OnnxModel#OUTPUT}; weights are initializers.
+ * ONNX models of the operator benchmark (MatMul, Softmax, Conv, Conv + BatchNormalization + swish),
+ * encoded by hand with {@link ProtoWriter} as {@link OnnxModel} encodes the depthwise ones. Graph
+ * input {@link OnnxModel#INPUT}, output {@link OnnxModel#OUTPUT}; weights are initializers.
  */
 public final class OpsOnnxModels {
   private static final int MODEL_IR_VERSION = 1;
@@ -65,6 +65,48 @@ public final class OpsOnnxModels {
         GRAPH_INITIALIZER, OnnxModel.floatTensor("filter", new long[] {f, c, 3, 3}, filter));
     graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, new long[] {n, c, h, w}));
     graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, new long[] {n, f, h, w}));
+    return model(graph);
+  }
+
+  /**
+   * The conv + batch norm + swish sample's operator: a 3x3 Conv (stride 1, pad 1, no bias) of x
+   * {@code [n, c, h, w]} by weight {@code [k, c, 3, 3]}, BatchNormalization with the running
+   * statistics (epsilon 1e-5, ONNX's default), then {@code Mul(y, Sigmoid(y))}: the graph an export
+   * of {@code conv2d -> batch_norm -> silu} gives, which ONNX Runtime may fold and fuse.
+   */
+  public static byte[] convBnSwish(
+      int n,
+      int c,
+      int h,
+      int w,
+      int k,
+      float[] weight,
+      float[] gamma,
+      float[] beta,
+      float[] mean,
+      float[] variance) {
+    ProtoWriter graph = new ProtoWriter();
+    graph.message(
+        GRAPH_NODE,
+        node("Conv", "conv", OnnxModel.INPUT, "weight")
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("kernel_shape", 3, 3))
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("strides", 1, 1))
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("dilations", 1, 1))
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("pads", 1, 1, 1, 1)));
+    graph.message(
+        GRAPH_NODE, node("BatchNormalization", "bn", "conv", "gamma", "beta", "mean", "variance"));
+    graph.message(GRAPH_NODE, node("Sigmoid", "sigmoid", "bn"));
+    graph.message(GRAPH_NODE, node("Mul", OnnxModel.OUTPUT, "bn", "sigmoid"));
+    graph.string(GRAPH_NAME, "conv_bn_swish");
+    graph.message(
+        GRAPH_INITIALIZER, OnnxModel.floatTensor("weight", new long[] {k, c, 3, 3}, weight));
+    long[] perChannel = {k};
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("gamma", perChannel, gamma));
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("beta", perChannel, beta));
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("mean", perChannel, mean));
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("variance", perChannel, variance));
+    graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, new long[] {n, c, h, w}));
+    graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, new long[] {n, k, h, w}));
     return model(graph);
   }
 

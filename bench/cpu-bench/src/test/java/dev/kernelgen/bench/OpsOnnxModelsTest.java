@@ -95,4 +95,33 @@ class OpsOnnxModelsTest {
       }
     }
   }
+
+  @Test
+  void convBatchNormSwishIsTheSamplesOperator() throws Exception {
+    var d = new dev.kernelgen.samples.convbnswish.ConvBnSwishLoop.Dims(2, 3, 7, 5, 4);
+    float[] x = random(d.n() * d.c() * d.h() * d.w(), 6);
+    float[] weight = random(d.k() * d.c() * 9, 7);
+    float[] gamma = random(d.k(), 8);
+    float[] beta = random(d.k(), 9);
+    float[] mean = random(d.k(), 10);
+    float[] variance = random(d.k(), 11);
+    for (int i = 0; i < variance.length; i++) {
+      variance[i] = 1.1f + variance[i]; // positive, as a running variance
+    }
+    try (OrtRunner ort =
+        new OrtRunner(
+            OpsOnnxModels.convBnSwish(
+                d.n(), d.c(), d.h(), d.w(), d.k(), weight, gamma, beta, mean, variance),
+            d.input(),
+            d.output())) {
+      float[] y = ort.run(x);
+      assertThat(y).hasSize((int) d.outputCount());
+      for (int i = 0; i < y.length; i++) {
+        double want =
+            dev.kernelgen.samples.convbnswish.ConvBnSwishLoop.at(
+                d, x, weight, gamma, beta, mean, variance, i);
+        assertThat((double) y[i]).isCloseTo(want, within(1e-5));
+      }
+    }
+  }
 }

@@ -33,7 +33,8 @@ import java.util.Random;
  * 4096] (the library's lanes formulation), softmax and layer norm over [4096, 4096] and [16384,
  * 1024] as written ({@link RowNormCases}: the auto-scheduler's untuned pick, no template), 3x3
  * conv2d on [1,64,56,56] and [32,64,56,56] with 64 filters, each with kernelgen's untuned default
- * schedule ({@link DefaultSchedules}, knobs at their defaults).
+ * schedule ({@link DefaultSchedules}, knobs at their defaults); and the conv + batch norm + swish
+ * sample through its generated launcher ({@link ConvBnSwishGpu}: its tuned configuration).
  *
  * <p>First every default schedule is checked against the oracle on small ragged shapes, on this
  * device; then each workload is compiled, run once and spot-checked against float64 sums on the
@@ -103,6 +104,12 @@ public final class OpsGpuBench {
         }
         results.add(measure(device, c, Knobs.defaults()));
         Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
+      }
+      for (var d : ConvBnSwishGpu.SHAPES) {
+        if (only == null || ConvBnSwishGpu.name(d).contains(only)) {
+          results.add(ConvBnSwishGpu.measure(device, d));
+          Files.writeString(out.resolve("ops-ours.json"), Json.pretty(report));
+        }
       }
       if (!configs.isEmpty()) {
         List<Object> timed = new ArrayList<>();
@@ -190,6 +197,7 @@ public final class OpsGpuBench {
       throw new IllegalStateException("softmax_lanes differs from the oracle: " + diff);
     }
     out.add(Map.of("workload", "softmax_lanes_45x67", "ok", true));
+    out.addAll(ConvBnSwishGpu.checks(device));
     return out;
   }
 
