@@ -6,6 +6,8 @@ import dev.kernelgen.testing.OracleMemo;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -15,6 +17,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * computed by generated C (through FFM) and generated Java with the CPU schedule, equal to the
  * oracle.
  */
+@Execution(
+    ExecutionMode
+        .CONCURRENT) // its workloads are independent; a long class, it would otherwise end the run
+// on one core
 class SeedWorkloadsTest {
   @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
   @CsvSource({
