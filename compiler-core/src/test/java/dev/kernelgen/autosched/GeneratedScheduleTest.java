@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -27,6 +29,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a fixed seed, against the oracle on ragged shapes: CPU schedules on the IR interpreter and C,
  * Java schedules in Java, GPU schedules on the IR interpreter (barrier-correct threads).
  */
+@Execution(
+    ExecutionMode
+        .CONCURRENT) // its cases are independent; the longest class, it would otherwise end the run
+// on one core
 class GeneratedScheduleTest {
   static Stream<Workloads> cases() {
     return Workloads.all().stream();

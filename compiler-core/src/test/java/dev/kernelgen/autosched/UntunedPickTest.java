@@ -14,8 +14,10 @@ import dev.kernelgen.tune.ConfigSpace;
 import dev.kernelgen.tune.Configuration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** The untuned pick: deterministic, in the space, cheap. */
+@Isolated("asserts the time a pick takes")
 class UntunedPickTest {
   private static String c(List<Tensor> outputs) {
     Schedule s = AutoScheduler.untuned(Target.C, outputs);

@@ -35,7 +35,9 @@ import dev.kernelgen.te.Var;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
+@Isolated("asserts the interpreter's speed")
 class TensorInterpreterTest {
   private static long[] dims(long... d) {
     return d;

@@ -55,12 +55,36 @@ public final class Check {
       Set<Backend> backends,
       double rtol,
       double atol) {
+    check(s, args, dims, backends, rtol, atol, null);
+  }
+
+  /**
+   * As above, the oracle reading the values that {@code memo} kept from earlier checks of the same
+   * inputs, and keeping this check's outputs there for later ones.
+   */
+  public static void check(
+      Schedule s,
+      List<Tensor> args,
+      Map<Var, Long> dims,
+      Set<Backend> backends,
+      double rtol,
+      double atol,
+      OracleMemo memo) {
     Map<Tensor, NDArray> inputs = new LinkedHashMap<>();
+    Map<Tensor, Long> seeds = new LinkedHashMap<>();
     long seed = 7;
     for (Tensor t : s.inputs()) {
+      seeds.put(t, seed);
       inputs.put(t, NDArray.random(t.dtype(), seed++, shape(t, dims)));
     }
-    Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(s.outputs(), inputs, dims);
+    Map<Tensor, NDArray> given = new LinkedHashMap<>(inputs);
+    if (memo != null) {
+      memo.known(seeds, dims).forEach(given::putIfAbsent);
+    }
+    Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(s.outputs(), given, dims);
+    if (memo != null) {
+      memo.keep(expected, seeds, dims);
+    }
     // With symbolic dims, both index widths the driver builds (32-bit and 64-bit indices).
     List<IndexWidth> widths =
         dims.isEmpty() ? List.of(IndexWidth.WIDE) : List.of(IndexWidth.NARROW, IndexWidth.WIDE);

@@ -4,12 +4,15 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.testing.Check;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every library operator, on ragged shapes, against the oracle on the IR interpreter, C and Java.
  */
+@Execution(ExecutionMode.CONCURRENT) // its operators are independent
 class OpsCpuTest {
   static Stream<Ops> cases() {
     return Ops.all().stream();

@@ -2,9 +2,12 @@ package dev.kernelgen.topi;
 
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.testing.Check;
+import dev.kernelgen.testing.OracleMemo;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -14,6 +17,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * computed by generated C (through FFM) and generated Java with the CPU schedule, equal to the
  * oracle.
  */
+@Execution(
+    ExecutionMode
+        .CONCURRENT) // its workloads are independent; a long class, it would otherwise end the run
+// on one core
 class SeedWorkloadsTest {
   @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
   @CsvSource({
@@ -33,15 +40,24 @@ class SeedWorkloadsTest {
       int n, int c, int h, int w, int k, int m, int stride, String pad) {
     DepthwiseCase d = DepthwiseCase.of(n, c, h, w, k, m, stride, pad);
     var backends = EnumSet.of(Check.Backend.C, Check.Backend.JAVA);
+    // The fused operator's oracle reads the convolution's from the first check (same inputs).
+    OracleMemo oracle = new OracleMemo();
     Check.check(
         DepthwiseSchedules.cpu(d.conv(), d.conv(), 0),
         List.of(d.in(), d.filter(), d.conv()),
         Map.of(),
         backends,
         1e-4,
-        1e-4);
+        1e-4,
+        oracle);
     List<Tensor> args = List.of(d.in(), d.filter(), d.scale(), d.shift(), d.fused());
     Check.check(
-        DepthwiseSchedules.cpu(d.conv(), d.fused(), 0), args, Map.of(), backends, 1e-4, 1e-4);
+        DepthwiseSchedules.cpu(d.conv(), d.fused(), 0),
+        args,
+        Map.of(),
+        backends,
+        1e-4,
+        1e-4,
+        oracle);
   }
 }

@@ -55,6 +55,7 @@ public final class Builder implements AutoCloseable {
   private final String isaLevel;
   private final GpuLimits limits;
   private final int smVersion;
+  private final CompiledBinaries binaries = new CompiledBinaries();
   private ExecutorService pool;
 
   private Builder(
@@ -207,15 +208,24 @@ public final class Builder implements AutoCloseable {
         c, trace, target, name, source, null, kernels, inputs, params, temporaries, null, "");
   }
 
-  /** {@code b}'s source compiled: its binary, or a {@code COMPILE_ERROR} saying why. */
+  /**
+   * {@code b}'s source compiled: its binary, or a {@code COMPILE_ERROR} saying why. A source this
+   * builder compiled before is not compiled again ({@link CompiledBinaries}).
+   */
   public BuildResult compile(BuildResult b) {
     try {
       byte[] binary =
           switch (b.target()) {
-            case C -> compileC(b.source());
-            case CUDA -> toolchain.compileCubin(b.source(), "sm_" + smVersion);
+            case C -> binaries.get(b.target(), b.source(), () -> compileC(b.source()));
+            case CUDA ->
+                binaries.get(
+                    b.target(),
+                    b.source(),
+                    () -> toolchain.compileCubin(b.source(), "sm_" + smVersion));
             case OPENCL -> b.source().getBytes(StandardCharsets.UTF_8);
-            case JAVA -> JavaClasses.compile(b.source(), JAVA_CLASS);
+            case JAVA ->
+                binaries.get(
+                    b.target(), b.source(), () -> JavaClasses.compile(b.source(), JAVA_CLASS));
           };
       return b.withBinary(binary);
     } catch (UserError e) {
@@ -247,6 +257,11 @@ public final class Builder implements AutoCloseable {
     } finally {
       ReferenceData.deleteTree(dir);
     }
+  }
+
+  /** How many compiles this builder started: sources it had not compiled before (tests). */
+  int compiles() {
+    return binaries.compiles();
   }
 
   private static long constant(Expr e) {

@@ -12,11 +12,12 @@ import java.util.List;
 
 /**
  * Runs each candidate in a child JVM of its own ({@link RunnerMain}, on this JVM's class path): the
- * {@link RunnerInput} goes to it as a JSON file, the {@link RunResult} comes back as one. A kernel
- * that hangs is killed with its JVM after the input's timeout plus {@link #startupSeconds} (a
- * {@code TIMEOUT}); one that crashes the JVM or the driver is the child's exit status (a {@code
- * RUNTIME_ERROR}). The price is a JVM start and a cold JIT per candidate, so short kernels need
- * enough warm-up. For Java, OpenCL and CUDA; the C harness is a child process already.
+ * {@link RunnerInput} goes to it as a JSON file, the {@link RunResult} comes back as one. The child
+ * has {@code startupSeconds} to start, open its device and read its input, then the input's timeout
+ * from that moment: a kernel that hangs is killed with its JVM at that timeout (a {@code TIMEOUT}),
+ * however long the start took; one that crashes the JVM or the driver is the child's exit status (a
+ * {@code RUNTIME_ERROR}). The price is a JVM start and a cold JIT per candidate, so short kernels
+ * need enough warm-up. For Java, OpenCL and CUDA; the C harness is a child process already.
  */
 public final class ChildJvmRunner implements Runner {
   private final Target target;
@@ -25,7 +26,8 @@ public final class ChildJvmRunner implements Runner {
 
   /**
    * @param target the kernels' kind; the child opens the first device of it ({@link RunnerMain})
-   * @param startupSeconds what the child may take beyond the candidate's timeout to start and load
+   * @param startupSeconds what the child may take to start, open its device and read its input,
+   *     before the candidate's timeout begins
    * @param jvmOptions options of the child JVM ({@code -Xmx1g})
    */
   public ChildJvmRunner(Target target, long startupSeconds, List<String> jvmOptions) {
@@ -97,12 +99,21 @@ public final class ChildJvmRunner implements Runner {
       cmd.add(target.name());
       cmd.add(input.toString());
       cmd.add(result.toString());
-      long limit = Math.max(1, in.timeoutSeconds()) + startupSeconds;
-      ChildProcess r = ChildProcess.run(cmd, dir, limit, in.environment());
+      Path started = dir.resolve("started");
+      cmd.add(started.toString());
+      long timeout = Math.max(1, in.timeoutSeconds());
+      ChildProcess r =
+          ChildProcess.run(cmd, dir, startupSeconds, started, timeout, in.environment());
       if (r.timedOut()) {
         return RunResult.failed(
             Measurement.Status.TIMEOUT,
-            "the child JVM did not finish within " + limit + " s and was killed",
+            Files.exists(started)
+                ? "the candidate did not finish within "
+                    + timeout
+                    + " s of the child JVM opening its device; the JVM was killed"
+                : "the child JVM did not open its device within "
+                    + startupSeconds
+                    + " s and was killed",
             in.timing());
       }
       if (r.exit() != 0 || !Files.exists(result)) {

@@ -20,6 +20,23 @@ record ChildProcess(int exit, String output, boolean timedOut) {
 
   static ChildProcess run(
       List<String> cmd, Path dir, long timeoutSeconds, Map<String, String> env) {
+    return run(cmd, dir, timeoutSeconds, null, 0, env);
+  }
+
+  /**
+   * As {@link #run(List, Path, long, Map)}, the time limit in two parts: the child has {@code
+   * startSeconds} to create the file {@code started} (a child JVM: to start, open its device and
+   * read its arguments), then {@code timeoutSeconds} from the moment it appears. A child that
+   * misses either is killed ({@code started} tells which); {@code started} null: one limit, {@code
+   * startSeconds}.
+   */
+  static ChildProcess run(
+      List<String> cmd,
+      Path dir,
+      long startSeconds,
+      Path started,
+      long timeoutSeconds,
+      Map<String, String> env) {
     try {
       Path log = dir.resolve("process.log");
       ProcessBuilder pb =
@@ -30,7 +47,7 @@ record ChildProcess(int exit, String output, boolean timedOut) {
       pb.environment().putAll(env);
       Process p = start(pb);
       p.getOutputStream().close();
-      boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
+      boolean done = waitFor(p, startSeconds, started, timeoutSeconds);
       if (!done) {
         p.descendants().forEach(ProcessHandle::destroyForcibly);
         p.destroyForcibly();
@@ -43,6 +60,30 @@ record ChildProcess(int exit, String output, boolean timedOut) {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new UserError("interrupted while measuring", e);
+    }
+  }
+
+  /**
+   * Whether {@code p} ended within the limits of {@link #run(List, Path, long, Path, long, Map)}.
+   */
+  private static boolean waitFor(Process p, long startSeconds, Path started, long timeoutSeconds)
+      throws InterruptedException {
+    if (started == null) {
+      return p.waitFor(startSeconds, TimeUnit.SECONDS);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(startSeconds);
+    boolean seen = false;
+    while (true) {
+      if (p.waitFor(20, TimeUnit.MILLISECONDS)) {
+        return true;
+      }
+      if (!seen && Files.exists(started)) {
+        seen = true;
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
     }
   }
 

@@ -8,17 +8,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The child JVM of {@link ChildJvmRunner}: {@code RunnerMain <target> <input.json> <result.json>}
- * reads a {@link RunnerInput}, measures it on the first device of {@code target} with a {@link
- * DeviceRunner} (on this thread: the parent kills the JVM on a timeout) and writes the {@link
- * RunResult}. Exit status 0 when a result was written, 2 on bad arguments, 3 when no device.
+ * The child JVM of {@link ChildJvmRunner}: {@code RunnerMain <target> <input.json> <result.json>
+ * [started]} reads a {@link RunnerInput}, opens the first device of {@code target}, creates the
+ * file {@code started} (from then on the parent counts the candidate's timeout), measures the input
+ * with a {@link DeviceRunner} (on this thread: the parent kills the JVM on a timeout) and writes
+ * the {@link RunResult}. Exit status 0 when a result was written, 2 on bad arguments, 3 when no
+ * device.
  */
 public final class RunnerMain {
   private RunnerMain() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 3) {
-      System.err.println("usage: RunnerMain CUDA|OPENCL|JAVA input.json result.json");
+    if (args.length != 3 && args.length != 4) {
+      System.err.println("usage: RunnerMain CUDA|OPENCL|JAVA input.json result.json [started]");
       System.exit(2);
     }
     Target target = Target.valueOf(args[0]);
@@ -37,6 +39,9 @@ public final class RunnerMain {
             in.tolerance(),
             0,
             in.environment());
+    if (args.length == 4) {
+      Files.writeString(Path.of(args[3]), "");
+    }
     RunResult r = new DeviceRunner(device).run(here);
     Files.writeString(Path.of(args[2]), Json.line(r.toJson()));
     System.out.flush();

@@ -9,7 +9,9 @@
  *   <li>{@link dev.kernelgen.measure.Builder} turns a task's configurations into {@link
  *       dev.kernelgen.measure.BuildResult}s (schedule, lowered module, source, binary, kernel
  *       names, parameter signature, launch geometry, or the build error) in parallel on a fixed
- *       pool sized to the cores. It loads and runs nothing.
+ *       pool sized to the cores. It loads and runs nothing. A source it compiled before
+ *       (configurations that print the same kernel) is not compiled again ({@code
+ *       CompiledBinaries}).
  *   <li>A {@link dev.kernelgen.measure.Runner} per device kind takes a {@link
  *       dev.kernelgen.measure.RunnerInput} (the build, the task's {@link
  *       dev.kernelgen.measure.ReferenceData} directory, the {@link

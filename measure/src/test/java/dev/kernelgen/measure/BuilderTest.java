@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The builder: a batch built in parallel comes back in order, with each failure's reason. */
+/**
+ * The builder: a batch built in parallel comes back in order, with each failure's reason; a source
+ * built before is not compiled again.
+ */
 class BuilderTest {
   private static final NativeToolchain TC = NativeToolchain.fromEnvironment();
 
@@ -41,6 +44,34 @@ class BuilderTest {
             assertThat(r.inputs()).isEqualTo(2);
           }
         }
+      }
+    }
+  }
+
+  @Test
+  void aSourceCompiledBeforeIsNotCompiledAgainAndAFailureIsNotKept() {
+    assumeThat(TC.findCc()).as("cc on PATH").isPresent();
+    TuningTask c = TuneTest.matmulTask(8);
+    try (Builder b = Builder.forCpu(TC, 2, "x86-64-v2")) {
+      for (TuningTask t : List.of(c, Tasks.on(c, Target.JAVA))) {
+        int before = b.compiles();
+        // The same configuration twice in one parallel batch (one waits for the other's compile).
+        List<BuildResult> built =
+            b.build(t, List.of(t.space().get(0), t.space().get(0), t.space().get(1)));
+        assertThat(built).allMatch(BuildResult::ok);
+        assertThat(built.get(1).source()).isEqualTo(built.get(0).source());
+        assertThat(built.get(2).source()).isNotEqualTo(built.get(0).source());
+        assertThat(b.compiles() - before).isEqualTo(2);
+        assertThat(built.get(1).binary()).isSameAs(built.get(0).binary());
+        assertThat(b.compile(built.get(2).withSource(built.get(2).source())).binary())
+            .isSameAs(built.get(2).binary());
+        assertThat(b.compiles() - before).isEqualTo(2);
+        // A rejected source is compiled (and rejected) again each time.
+        for (int i = 0; i < 2; i++) {
+          assertThat(b.compile(built.get(0).withSource("class {")).failure())
+              .isEqualTo(Measurement.Status.COMPILE_ERROR);
+        }
+        assertThat(b.compiles() - before).isEqualTo(4);
       }
     }
   }

@@ -15,11 +15,13 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Runners of different devices measure at the same time, each from its own queue (issue 13: CUDA
  * and the C harness at once); here the C harness and the Java device.
  */
+@Isolated("asserts when runs overlap in time")
 class ConcurrentRunnersTest {
   /** A runner that records when each of its runs began and ended. */
   private static final class Recording implements Runner {

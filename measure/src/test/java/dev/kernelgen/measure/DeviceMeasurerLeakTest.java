@@ -23,8 +23,10 @@ import dev.kernelgen.tune.TuningTask;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** Measuring candidates on a GPU device leaves no host tensor open. */
+@Isolated("counts the process's open host tensors and its resident memory")
 class DeviceMeasurerLeakTest {
   /** y = x * 3 over n elements, blocks of a tunable size: a GPU task of fixed shape. */
   static TuningTask scaleTask(Target target, int n) {

@@ -107,7 +107,8 @@ class FaultIsolationTest {
       ChildJvmRunner runner = new ChildJvmRunner(Target.JAVA, 10, List.of("-Xmx256m"));
       RunResult hung = runner.run(m.runnerInput(t, hang));
       assertThat(hung.status()).isEqualTo(Measurement.Status.TIMEOUT);
-      assertThat(hung.detail()).contains("killed");
+      // The candidate's own 2 s, counted once the child had started (not its 10 s start limit).
+      assertThat(hung.detail()).contains("did not finish within 2 s").contains("killed");
       RunResult halted = runner.run(m.runnerInput(t, halt));
       assertThat(halted.status()).isEqualTo(Measurement.Status.RUNTIME_ERROR);
       assertThat(halted.detail()).contains("exit 134");
@@ -180,7 +181,7 @@ class FaultIsolationTest {
       RunResult hung =
           new ChildJvmRunner(device.target(), 10, List.of()).run(child.runnerInput(t, hang));
       assertThat(hung.status()).as(hung.detail()).isEqualTo(Measurement.Status.TIMEOUT);
-      assertThat(hung.detail()).contains("killed");
+      assertThat(hung.detail()).contains("did not finish within 5 s").contains("killed");
       assertThat(child.measure(t, all.subList(2, 3)).get(0).status())
           .isEqualTo(Measurement.Status.OK);
     }

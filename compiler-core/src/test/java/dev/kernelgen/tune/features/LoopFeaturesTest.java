@@ -21,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
+@Isolated("asserts the features' cost per candidate")
 class LoopFeaturesTest {
 
   private static double f(double[] x, String name) {

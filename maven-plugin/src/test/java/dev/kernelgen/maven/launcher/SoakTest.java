@@ -19,6 +19,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,8 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  * closed tensor, launcher or device); and resident memory stays flat: at most {@value
  * #RSS_BOUND_MIB} MiB above its level after the warm-up, with every host tensor freed.
  *
- * <p>{@code -Dkernelgen.soak.seconds=10} shortens it for a local run; CI runs the full minute.
+ * <p>Its length is its point, so it is tagged {@code soak}, which {@code ./mvnw verify} leaves out:
+ * CI ({@code .ci/run}) runs it in a step of its own after the build, {@code ./mvnw -Psoak -pl
+ * maven-plugin -am test}, where nothing else runs beside it to disturb its resident memory. {@code
+ * -Dkernelgen.soak.seconds=10} shortens it for a local run; CI runs the full minute.
  */
+@Tag("soak")
 class SoakTest {
   static final String SECONDS_PROPERTY = "kernelgen.soak.seconds";
   static final int THREADS = 8;

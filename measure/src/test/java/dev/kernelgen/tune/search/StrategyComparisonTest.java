@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The old search (simulated annealing over the nearest-neighbour model) against the new (evolution
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * log the records of the half-size matmul: its whole space (topi) or a 64-trial search (tiled). It
  * prints a table and writes it to {@code target/tune-comparison-<space>-<n>.txt}.
  */
+@Isolated("compares searches by real timings")
 class StrategyComparisonTest {
 
   record Row(String name, Tuner.Strategy strategy, boolean warm) {}

@@ -19,11 +19,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Transfer on measured C timings: records of one matmul shape, with their features, teach the model
  * to rank the candidates of another shape of the topi template's space.
  */
+@Isolated("ranks candidates by their timings")
 class TransferTest {
 
   private static List<Measurement> measureAll(
