@@ -103,7 +103,12 @@ class TunedOpenClKernelVariantsTest {
             LOCAL,
             ""),
         new Variant(
-            "unconditional input loads", TunedOpenClKernelVariantsTest::selectLoads, LOCAL, ""));
+            "unconditional input loads", TunedOpenClKernelVariantsTest::selectLoads, LOCAL, ""),
+        new Variant(
+            "no local memory, no barrier",
+            TunedOpenClKernelVariantsTest::withoutBarriers,
+            LOCAL,
+            ""));
   }
 
   /**
@@ -139,6 +144,25 @@ class TunedOpenClKernelVariantsTest {
       from = idxEnd + 1 + rest.length();
     }
     return out.append(s.substring(from)).toString();
+  }
+
+  /**
+   * The filter read from global memory where the kernel reads its local copy: the staging store and
+   * both barriers dropped, {@code weight_shared[i]} read as the weight element it holds.
+   */
+  static String withoutBarriers(String s) {
+    String staged =
+        "(((i_outer_j_outer_fused_k_outer_fused_l_outer_fused / 4) % 32) * 288) + (rc_outer * 144) + ";
+    String out =
+        s.replace("  __local float weight_shared[144];\n", "")
+            .replace("barrier(CLK_LOCAL_MEM_FENCE);", "")
+            .replaceAll(
+                "(?m)^    if \\(\\(i_j_fused_k_fused_l_fused_inner < 144\\).*\\n.*\\n    }\\n", "")
+            .replace("weight_shared[", "weight[" + staged);
+    if (out.contains("weight_shared") || out.contains("barrier(")) {
+      throw new IllegalStateException("the kernel's staging changed: " + out);
+    }
+    return out;
   }
 
   private static int matchBackward(String s, int close) {
