@@ -64,7 +64,12 @@ class TunedOpenClKernelVariantsTest {
       if (v.buildOptions().isEmpty() && !v.name().equals("as generated")) {
         assertThat(text).as(v.name() + " rewrites the kernel").isNotEqualTo(prelude + kernel);
       }
-      String diff = run(device, v, text, in, expected);
+      String diff;
+      try {
+        diff = run(device, v, text, in, expected);
+      } catch (RuntimeException e) { // a variant the driver rejects: named, the others still run
+        diff = "error: " + e.getMessage();
+      }
       results.put(v.name(), diff == null ? "ok" : diff.lines().findFirst().orElse(diff));
       if (diff != null) {
         wrong.add(v.name());
