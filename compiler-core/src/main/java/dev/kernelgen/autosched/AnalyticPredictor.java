@@ -13,6 +13,8 @@ import java.util.Map;
  *       accumulators), a multiply-add per load or better (intensity), no gather along the
  *       vectorized axis, tiles that divide constant extents (a ragged tile's loops have a varying
  *       bound and are not unrolled into registers), enough parallel tasks for the cores.
+ *   <li>CPU, packed layout ({@link CpuPackedTiling}): as the register tile, its operands in
+ *       contiguous panels, less the copies that pack them.
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
  *       contiguous, idle lanes where it is short.
  *   <li>GPU, row reductions ({@link #rowCost}): a thread per row or a block per row, rows staged in
@@ -71,6 +73,12 @@ public final class AnalyticPredictor implements Predictor {
       cost *= 16;
     }
     cost *= Math.pow(2, get(n, "cpu.ragged", 0));
+    // The packed layout: its panels are contiguous (a matmul's B read in place strides a row of B
+    // per step of the reduction: 3x slower at 1024 on a 2-core AVX-512 Xeon), and packing them
+    // costs a copy per element against the multiply-adds that reuse it.
+    if (get(n, "cpu.packed_layout", 0) > 0) {
+      cost *= 0.8 * (1 + 4 * get(n, "cpu.pack_ratio", 0));
+    }
     return cost * get(n, "cpu.waste", 1) / parallel;
   }
 

@@ -60,7 +60,14 @@ final class CpuTiling {
     boolean dotStrided = ComputeDag.stridedAlong(state.schedule(), local, lastReduce.var());
     long dotLength = ComputeDag.extent(lastReduce);
     List<java.util.Set<Integer>> readAxes = ComputeDag.axesOfReads(state.schedule(), local);
-    int layout = state.knob(red, "layout", REGISTER_TILE, DOT);
+    List<Integer> packedAxes = CpuPackedTiling.candidates(state, local);
+    int[] layouts = new int[2 + packedAxes.size()];
+    layouts[0] = REGISTER_TILE;
+    layouts[1] = DOT;
+    for (int k = 0; k < packedAxes.size(); k++) {
+      layouts[2 + k] = CpuPackedTiling.BASE + packedAxes.get(k);
+    }
+    int layout = state.knob(red, "layout", layouts);
     int[] tiles = new int[n];
     long regTile = 1;
     double tasks = 1;
@@ -75,7 +82,9 @@ final class CpuTiling {
               "tile" + d,
               TileChoices.of(
                   e,
-                  inner ? MAX_INNER_TILE : d == n - 2 ? MAX_ROW_TILE : MAX_OUTER_TILE,
+                  inner || packedAxes.contains(d)
+                      ? MAX_INNER_TILE
+                      : d == n - 2 ? MAX_ROW_TILE : MAX_OUTER_TILE,
                   inner ? 32 : (d == n - 2 ? 8 : 1),
                   inner));
       regTile *= tiles[d];
@@ -89,6 +98,10 @@ final class CpuTiling {
       if (d < Math.min(2, n - 1) || n == 1) {
         tasks *= count;
       }
+    }
+    if (layout >= CpuPackedTiling.BASE) {
+      CpuPackedTiling.apply(state, red, tiled, local, layout - CpuPackedTiling.BASE, tiles);
+      return;
     }
     List<IterVar> outer = new ArrayList<>();
     List<IterVar> inner = new ArrayList<>();

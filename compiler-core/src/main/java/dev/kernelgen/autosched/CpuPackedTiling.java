@@ -1,0 +1,344 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.AttachType;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprVisitor;
+import dev.kernelgen.te.FreeVars;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.PlaceholderOp;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.TensorRead;
+import dev.kernelgen.te.Var;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The CPU register tile vectorized along a chosen data axis {@code v} of the reduction, with its
+ * operands laid out for it (knob {@code layout} {@value #BASE} + v): the micro-kernel of a matmul
+ * or an NCHW convolution (the library's templates do the same by hand), derived from the reads.
+ *
+ * <p>An axis {@code v} qualifies when some operand does not depend on it (it is broadcast across
+ * the vector: the convolution's input along output channels, A along B's columns) and every operand
+ * that does is either contiguous along it ({@code v} in its last index only) or a placeholder
+ * indexed by {@code v} itself in one dimension and by reduce axes elsewhere (a weight: the filter
+ * along output channels, dense's {@code W[j, k]} along {@code j}). Such a weight is packed once per
+ * tile of {@code v} into a {@code local} panel stored with {@code v} innermost ({@code cache_read}
+ * + {@code reorder_storage}), reused across the other axes of the task. Injective stages the
+ * reduction reads directly (padding) are computed once per parallel task instead of inlined, so
+ * that the inner loops hold no bound checks. The accumulator tile is stored with {@code v}
+ * innermost, so its vectors are loaded and stored whole; each step of the reduction broadcasts the
+ * operands that do not depend on {@code v} and multiplies them by vectors of the others, as the
+ * hand-written micro-kernels do.
+ *
+ * <p>Loops, as a GEMM's: the tiles of {@code v} outermost, where the panels are packed once and
+ * shared by every thread; inside, the first two other axes split, fused and run in parallel, then
+ * the other tiles; inside the tile the reduction, then the other axes unrolled, then {@code v}
+ * vectorized. Only for C, and only where every extent is a constant (the panels and the padded rows
+ * then have constant sizes).
+ */
+final class CpuPackedTiling {
+  private CpuPackedTiling() {}
+
+  /** Knob {@code layout} {@code BASE + v} vectorizes along data axis {@code v}. */
+  static final int BASE = 2;
+
+  /** The smallest extent of a vectorized axis: one AVX-512 vector of floats. */
+  static final int MIN_VECTOR_EXTENT = 16;
+
+  /** How an operand reads along a candidate axis. */
+  private enum Along {
+    BROADCAST,
+    CONTIGUOUS,
+    PACKED,
+    NO
+  }
+
+  /**
+   * The data axes (positions in {@code local}'s axes) that the packed layout can vectorize along;
+   * empty where the target is not C or an extent is symbolic.
+   */
+  static List<Integer> candidates(SketchState state, Stage local) {
+    List<Integer> out = new ArrayList<>();
+    if (state.target() != Target.C) {
+      return out;
+    }
+    for (IterVar iv : local.axis()) {
+      if (ComputeDag.extent(iv) <= 0) {
+        return out;
+      }
+    }
+    for (IterVar iv : local.reduceAxis()) {
+      if (ComputeDag.extent(iv) <= 0) {
+        return out;
+      }
+    }
+    Map<Tensor, List<List<Expr>>> reads = directReads(local);
+    for (int d = 0; d < local.axis().size(); d++) {
+      if (ComputeDag.extent(local.axis(d)) < MIN_VECTOR_EXTENT) {
+        continue;
+      }
+      boolean broadcast = false;
+      boolean ok = true;
+      for (var e : reads.entrySet()) {
+        Along a = along(state.schedule(), local, e.getKey(), e.getValue(), local.axis(d).var());
+        broadcast |= a == Along.BROADCAST;
+        ok &= a != Along.NO;
+      }
+      if (ok && broadcast) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Each tensor {@code st}'s body reads directly (inlined stages not expanded), with its indices.
+   */
+  private static Map<Tensor, List<List<Expr>>> directReads(Stage st) {
+    Map<Tensor, List<List<Expr>>> out = new LinkedHashMap<>();
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r) {
+          out.computeIfAbsent(r.tensor(), t -> new ArrayList<>()).add(r.indices());
+        }
+        super.visit(e);
+      }
+    }.visit(st.body());
+    return out;
+  }
+
+  private static Along along(Schedule s, Stage local, Tensor t, List<List<Expr>> reads, Var v) {
+    boolean uses = false;
+    boolean contiguous = true;
+    boolean packable = t.op() instanceof PlaceholderOp && reads.size() == 1;
+    for (List<Expr> idx : reads) {
+      for (int k = 0; k < idx.size(); k++) {
+        Expr i = idx.get(k);
+        boolean here = FreeVars.uses(i, v);
+        uses |= here;
+        if (here && k != idx.size() - 1) {
+          contiguous = false;
+        }
+        // A weight: v itself in one dimension, reduce axes (or constants) in the others.
+        if (here ? i != v : usesDataAxis(local, i)) {
+          packable = false;
+        }
+      }
+    }
+    if (!uses) {
+      return Along.BROADCAST;
+    }
+    // A weight is packed even where it is contiguous along v (matmul's B[k, j]): its panel's rows
+    // are then adjacent, not a row of the whole tensor apart.
+    if (packable) {
+      return Along.PACKED;
+    }
+    return contiguous ? Along.CONTIGUOUS : Along.NO;
+  }
+
+  private static boolean usesDataAxis(Stage st, Expr e) {
+    for (IterVar a : st.axis()) {
+      if (FreeVars.uses(e, a.var())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static void apply(SketchState state, Stage red, Stage tiled, Stage local, int v, int[] tiles) {
+    Schedule s = state.schedule();
+    int n = tiles.length;
+    List<IterVar> axes = tiled.axis();
+    IterVar[] outer = new IterVar[n];
+    IterVar[] inner = new IterVar[n];
+    for (int d = 0; d < n; d++) {
+      Stage.Split sp = tiled.split(axes.get(d), tiles[d]);
+      outer[d] = sp.outer();
+      inner[d] = sp.inner();
+    }
+    List<Integer> others = new ArrayList<>();
+    for (int d = 0; d < n; d++) {
+      if (d != v) {
+        others.add(d);
+      }
+    }
+    int parallelAxes = Math.min(2, others.size());
+    List<IterVar> order = new ArrayList<>();
+    order.add(outer[v]);
+    for (int k = 0; k < parallelAxes; k++) {
+      order.add(outer[others.get(k)]);
+    }
+    for (int k = parallelAxes; k < others.size(); k++) {
+      order.add(outer[others.get(k)]);
+    }
+    for (int d : others) {
+      order.add(inner[d]);
+    }
+    order.add(inner[v]);
+    tiled.reorder(order.toArray(IterVar[]::new));
+    IterVar task = parallelAxes == 0 ? outer[v] : outer[others.get(0)];
+    if (parallelAxes == 2) {
+      task = tiled.fuse(outer[others.get(0)], outer[others.get(1)]);
+    }
+    tiled.parallel(task);
+    IterVar lastOuter = others.size() > parallelAxes ? outer[others.get(others.size() - 1)] : task;
+    long rows = 1;
+    for (int d : others) {
+      rows *= tiles[d];
+    }
+    boolean unrollRows = rows <= CpuTiling.MAX_UNROLLED;
+    for (int d : others) {
+      if (unrollRows) {
+        tiled.unroll(inner[d]);
+      }
+    }
+    tiled.vectorize(inner[v]);
+
+    // Operands: weights packed per tile of v, injective producers computed once per task.
+    Var vv = local.axis(v).var();
+    double packed = 0;
+    Map<Tensor, List<List<Expr>>> reads = directReads(local);
+    List<java.util.Set<Integer>> readAxes = new ArrayList<>();
+    for (var e : reads.entrySet()) {
+      Tensor t = e.getKey();
+      readAxes.add(axesUsed(local, e.getValue()));
+      Along a = along(s, local, t, e.getValue(), vv);
+      if (a == Along.PACKED) {
+        Tensor panel = s.cacheRead(t, "local", local.tensor());
+        Stage sp = s.stage(panel);
+        sp.computeAt(tiled, outer[v]);
+        int at = -1;
+        List<Expr> idx = e.getValue().get(0);
+        for (int k = 0; k < idx.size(); k++) {
+          if (idx.get(k) == vv) {
+            at = k;
+          }
+        }
+        List<IterVar> storage = new ArrayList<>();
+        for (int k = 0; k < idx.size(); k++) {
+          if (k != at) {
+            storage.add(sp.axis(k));
+          }
+        }
+        storage.add(sp.axis(at));
+        sp.reorderStorage(storage.toArray(IterVar[]::new));
+        sp.reorder(storage.toArray(IterVar[]::new));
+        double size = tiles[v];
+        for (int k = 0; k < idx.size(); k++) {
+          if (k != at) {
+            size *= ComputeDag.extent(sp.axis(k));
+          }
+        }
+        packed += size;
+      } else if (!(t.op() instanceof PlaceholderOp)
+          && s.stage(t).attachType() == AttachType.INLINE
+          && ComputeDag.readers(s, s.stage(t)).equals(java.util.Set.of(local))) {
+        Stage p = s.stage(t);
+        p.computeAt(tiled, task);
+        if (!p.axis().isEmpty()) {
+          p.vectorize(p.axis(p.axis().size() - 1));
+        }
+        state.done(p);
+      }
+    }
+
+    // The accumulator tile: the reduction outside, the other axes unrolled, v innermost.
+    local.computeAt(tiled, lastOuter);
+    List<IterVar> lorder = new ArrayList<>(local.reduceAxis());
+    List<IterVar> lstorage = new ArrayList<>();
+    for (int d : others) {
+      lorder.add(local.axis(d));
+      lstorage.add(local.axis(d));
+    }
+    lorder.add(local.axis(v));
+    lstorage.add(local.axis(v));
+    local.reorder(lorder.toArray(IterVar[]::new));
+    if (v != n - 1) {
+      local.reorderStorage(lstorage.toArray(IterVar[]::new));
+    }
+    // Short reduce axes unrolled, innermost first, while the unrolled body stays within budget.
+    long unrolled = unrollRows ? rows : 1;
+    for (int k = local.reduceAxis().size() - 1; k >= 0; k--) {
+      IterVar r = local.reduceAxis(k);
+      long e = ComputeDag.extent(r);
+      if (e > CpuTiling.MAX_UNROLLED_REDUCTION || unrolled * e > CpuTiling.MAX_UNROLLED) {
+        break;
+      }
+      local.unroll(r);
+      unrolled *= e;
+    }
+    for (int d : others) {
+      if (unrollRows) {
+        local.unroll(local.axis(d));
+      }
+    }
+    local.vectorize(local.axis(v));
+
+    // Notes for the predictor, as the register tile's, with v as the vectorized axis.
+    long regTile = rows * tiles[v];
+    double tasks = 1;
+    double waste = 1;
+    int ragged = 0;
+    for (int d = 0; d < n; d++) {
+      long e = ComputeDag.extent(axes.get(d));
+      long count = (e + tiles[d] - 1) / tiles[d];
+      waste *= (double) count * tiles[d] / e;
+      if (e % tiles[d] != 0) {
+        ragged += d == v ? 2 : 1;
+      }
+      if (others.indexOf(d) >= 0 && others.indexOf(d) < parallelAxes) {
+        tasks *= count;
+      }
+    }
+    if (parallelAxes == 0) {
+      tasks = (ComputeDag.extent(axes.get(v)) + tiles[v] - 1) / tiles[v];
+    }
+    double loads = 0;
+    for (var used : readAxes) {
+      double l = 1;
+      for (int d : used) {
+        l *= d == v ? Math.ceil(tiles[d] / 16.0) : tiles[d];
+      }
+      loads += l;
+    }
+    // Elements packed against multiply-adds: the panels are packed once per task and tile of v.
+    double work = 1;
+    for (IterVar r : local.reduceAxis()) {
+      work *= ComputeDag.extent(r);
+    }
+    for (IterVar a : axes) {
+      work *= ComputeDag.extent(a);
+    }
+    double packings = Math.ceil((double) ComputeDag.extent(axes.get(v)) / tiles[v]);
+    state.note(red, "cpu.tasks", tasks);
+    state.note(red, "cpu.ragged", ragged);
+    state.note(red, "cpu.waste", waste);
+    state.note(red, "cpu.gather", 0);
+    state.note(red, "cpu.intensity", regTile / 16.0 / loads);
+    state.note(red, "cpu.reg_tile", regTile);
+    state.note(red, "cpu.inner_tile", tiles[v]);
+    state.note(red, "cpu.pack_ratio", packed * packings / work);
+    state.note(red, "cpu.packed_layout", 1);
+  }
+
+  /** The positions of {@code st}'s data axes that some of {@code reads}' indices depend on. */
+  private static java.util.Set<Integer> axesUsed(Stage st, List<List<Expr>> reads) {
+    java.util.Set<Integer> used = new java.util.TreeSet<>();
+    for (List<Expr> idx : reads) {
+      for (Expr i : idx) {
+        for (int d = 0; d < st.axis().size(); d++) {
+          if (FreeVars.uses(i, st.axis(d).var())) {
+            used.add(d);
+          }
+        }
+      }
+    }
+    return used;
+  }
+}

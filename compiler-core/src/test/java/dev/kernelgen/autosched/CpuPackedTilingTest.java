@@ -1,0 +1,180 @@
+package dev.kernelgen.autosched;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.testing.Check;
+import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.topi.Conv;
+import dev.kernelgen.topi.Elementwise;
+import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.OpSchedules;
+import dev.kernelgen.topi.Padding;
+import dev.kernelgen.tune.ConfigSpace;
+import dev.kernelgen.tune.Configuration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The packed CPU layout ({@link CpuPackedTiling}) on ragged shapes large enough for it (every
+ * vectorized extent at least 16, none a multiple of the tiles): which axes it offers, that the
+ * untuned pick of a matmul, a dense layer and a convolution with its epilogue takes it, and every
+ * candidate axis at random tiles against the oracle in C.
+ */
+class CpuPackedTilingTest {
+  private static final Tensor X = ph("X", 21, 37);
+  private static final Tensor W = ph("W", 35, 37);
+  private static final Tensor BIAS = ph("Bias", 35);
+  private static final Tensor B = ph("B", 37, 50);
+  private static final Tensor INPUT = ph("Input", 2, 5, 17, 19);
+  private static final Tensor FILTER = ph("Filter", 20, 5, 3, 3);
+
+  private static Tensor ph(String name, Object... shape) {
+    return dev.kernelgen.te.TE.placeholder(name, FLOAT32, shape);
+  }
+
+  static Tensor dense() {
+    return Elementwise.relu(Elementwise.add(Linalg.dense(X, W), BIAS));
+  }
+
+  static Tensor matmul() {
+    return Linalg.matmul(X, B);
+  }
+
+  /** A 3x3 convolution with padding, then batch norm and sigmoid (intrinsics in the epilogue). */
+  static Tensor convBnSigmoid() {
+    Tensor conv = Conv.conv2dNchw(INPUT, FILTER, 1, 1, new Padding(1, 1, 1, 1), 1);
+    Tensor bn =
+        Elementwise.batchNormInference(
+            conv, ph("Gamma", 20), ph("Beta", 20), ph("Mean", 20), ph("Var", 20), 1e-5, 1);
+    return Elementwise.sigmoid(bn);
+  }
+
+  static Tensor depthwise() {
+    return Nn.depthwiseConv2dNchw(
+        ph("DwIn", 1, 16, 17, 19), ph("DwFilter", 16, 1, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1);
+  }
+
+  static Tensor batchMatmul() {
+    return Linalg.batchMatmul(ph("BA", 2, 17, 23), ph("BB", 2, 23, 18));
+  }
+
+  /** The layout knob's packed values of the reduction of {@code out}, as axis positions. */
+  private static List<Integer> packedAxes(Tensor out) {
+    ConfigSpace space = AutoScheduler.space(Target.C, List.of(out));
+    List<Integer> axes = new ArrayList<>();
+    for (var e : space.knobs().entrySet()) {
+      if (e.getKey().endsWith(".layout")) {
+        for (int v : e.getValue()) {
+          if (v >= CpuPackedTiling.BASE) {
+            axes.add(v - CpuPackedTiling.BASE);
+          }
+        }
+      }
+    }
+    return axes.stream().sorted().toList();
+  }
+
+  @Test
+  void offersTheAxesAlongWhichAnOperandIsBroadcastAndTheOthersContiguousOrPackable() {
+    // dense out[i, j]: X broadcast along j with W[j, k] packed; W broadcast along i with X packed.
+    assertThat(packedAxes(dense())).containsExactly(0, 1);
+    assertThat(packedAxes(matmul())).containsExactly(0, 1);
+    // conv [n, f, y, x]: along f (the filter packed, the padded input broadcast) and along x (the
+    // padded input contiguous, the filter broadcast); n is 2, and y strides the input.
+    assertThat(packedAxes(convBnSigmoid())).containsExactly(1, 3);
+    // depthwise: the input depends on its channel, so only along x.
+    assertThat(packedAxes(depthwise())).containsExactly(3);
+    // batch matmul: B[b, k, j] is contiguous along j; A strides along i.
+    assertThat(packedAxes(batchMatmul())).containsExactly(2);
+    // Java and symbolic shapes keep the other layouts.
+    assertThat(AutoScheduler.space(Target.JAVA, List.of(dense())).knobs().get("Dense.layout"))
+        .containsExactly(0, 1);
+    assertThat(AutoScheduler.space(Target.C, Workloads.symbolicDense().outputs()).knobs())
+        .allSatisfy((k, v) -> assertThat(v).allMatch(x -> !k.endsWith(".layout") || x < 2));
+  }
+
+  @Test
+  void theUntunedPicksOfMatmulDenseAndConvolutionVectorizeAlongTheOutputAxisOfTheWeight() {
+    // Along j for matmul and dense, along output channels for the convolution.
+    Tensor a = ph("A", 256, 512);
+    assertThat(pickedLayout(Linalg.matmul(a, ph("B", 512, 384))))
+        .isEqualTo(CpuPackedTiling.BASE + 1);
+    Tensor dense =
+        Elementwise.relu(Elementwise.add(Linalg.dense(a, ph("W", 384, 512)), ph("C", 384)));
+    assertThat(pickedLayout(dense)).isEqualTo(CpuPackedTiling.BASE + 1);
+    Tensor big =
+        Elementwise.sigmoid(
+            Conv.conv2dNchw(
+                ph("In", 1, 64, 56, 56), ph("F", 64, 64, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1));
+    assertThat(pickedLayout(big)).isEqualTo(CpuPackedTiling.BASE + 1);
+    // The pick lowers: a packed panel of the filter, the padded input a stage of its own.
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(big));
+    List<String> stages = s.stages().stream().map(Stage::name).toList();
+    assertThat(stages).anyMatch(n -> n.startsWith("F.local"));
+    PrimFunc f = Lower.lower(s, "big", OpSchedules.args(s), Target.C, null);
+    assertThat(f).isNotNull();
+  }
+
+  private static int pickedLayout(Tensor out) {
+    Configuration c =
+        AutoScheduler.untunedConfig(
+            Target.C, List.of(out), SketchRules.defaults(), new AnalyticPredictor());
+    return c.values().entrySet().stream()
+        .filter(e -> e.getKey().endsWith(".layout"))
+        .mapToInt(Map.Entry::getValue)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  static Stream<Object[]> cases() {
+    return Stream.of(
+        new Object[] {"dense_bias_relu", dense()},
+        new Object[] {"matmul", matmul()},
+        new Object[] {"conv_bn_sigmoid", convBnSigmoid()},
+        new Object[] {"depthwise", depthwise()},
+        new Object[] {"batch_matmul", batchMatmul()});
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void everyPackedAxisAtRandomTilesMatchesTheOracle(String name, Tensor out) {
+    ConfigSpace space = AutoScheduler.space(Target.C, List.of(out));
+    String layoutKnob =
+        space.knobs().keySet().stream()
+            .filter(k -> k.endsWith(".layout"))
+            .findFirst()
+            .orElseThrow();
+    Random r = new Random(3);
+    List<Integer> axes = packedAxes(out);
+    assertThat(axes).isNotEmpty();
+    for (int axis : axes) {
+      for (int k = 0; k < 3; k++) {
+        Map<String, Integer> v = new TreeMap<>(space.random(r).values());
+        v.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
+        v.put(layoutKnob, CpuPackedTiling.BASE + axis);
+        Schedule s = AutoScheduler.generate(Target.C, List.of(out), Knobs.configured(v));
+        try {
+          Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+        } catch (AssertionError e) {
+          throw new AssertionError(name + " at " + v + ": " + e.getMessage(), e);
+        }
+      }
+    }
+  }
+}
