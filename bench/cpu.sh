@@ -12,8 +12,9 @@ fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
 out=bench/results/cpu-latest.json
-# `bench/cpu.sh ops [OUT_JSON] [--quick] [--big] [--only TEXT]`: the operator benchmark (matmul,
-# softmax, conv2d: kernelgen's default C schedules vs ONNX Runtime), to ops-cpu-latest.json.
+# `bench/cpu.sh ops [OUT_JSON] [--quick] [--big] [--generated] [--only TEXT]`: the operator benchmark (matmul,
+# softmax, layer norm, conv2d: kernelgen's default C schedules, or with --generated the auto-scheduler's
+# untuned picks alone, vs ONNX Runtime), to ops-cpu-latest.json.
 main=dev.kernelgen.bench.CpuBench
 if [[ ${1:-} == ops ]]; then
   shift

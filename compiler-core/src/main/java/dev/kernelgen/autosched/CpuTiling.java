@@ -17,7 +17,10 @@ import java.util.List;
  *
  * <p>Knob {@code layout} 1 is the other CPU sketch, for reductions whose inputs are contiguous
  * along the reduction rather than along an output axis (dense: {@code W[j, k]}): the same parallel
- * tiles, each output accumulated alone with its innermost reduction in vector lanes.
+ * tiles, each output accumulated alone with its innermost reduction in vector lanes. Values from
+ * {@link CpuPackedTiling#BASE} on are the packed layout along each axis it qualifies for (C, constant
+ * extents): its operands packed or broadcast for that axis's vectors, padding computed once per
+ * task.
  */
 final class CpuTiling {
   private CpuTiling() {}

@@ -10,7 +10,9 @@
  * them; other reductions get multi-level tiling with their elementwise consumer fused into the
  * tile's copy-out (CPU: parallel outer tiles, a register tile with the reduction around it,
  * vectorized, or where the inputs are contiguous along the reduction rather than along an output
- * axis, each output's reduction in vector lanes; GPU: block, thread and register tiles, local
+ * axis, each output's reduction in vector lanes, or on C the packed layout: vectorized along an
+ * output axis that some operand is broadcast along, weights packed into panels with that axis
+ * innermost, padding computed once per task, as a matmul's or a convolution's micro-kernel; GPU: block, thread and register tiles, local
  * accumulators, shared-memory staging of reused inputs); what is left runs elementwise (parallel
  * and vectorized, or a thread per element). A second sketch is the naive floor ({@code
  * NaiveSchedule}), so that the space always holds it.

@@ -95,8 +95,8 @@ public final class GenerateMojo extends AbstractMojo {
   private List<String> cudaArchitectures;
 
   /**
-   * Flags for the C compiler; empty (the default): {@code -O3 -fopenmp -shared -fPIC -std=c11}. The
-   * {@code -march} comes from {@link #cpuIsaLevels}.
+   * Flags for the C compiler; empty (the default): {@code -O3 -fopenmp -shared -fPIC -std=c11
+   * -ffp-contract=fast}. The {@code -march} comes from {@link #cpuIsaLevels}.
    */
   @Parameter(property = "kernels.cFlags")
   private List<String> cFlags = new ArrayList<>();

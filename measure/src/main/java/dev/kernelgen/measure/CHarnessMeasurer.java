@@ -240,9 +240,14 @@ public final class CHarnessMeasurer implements Measurer {
         task.target() == Target.C, "the C measurer runs C kernels, not %s", task.target());
     references.of(task);
     List<Measurement> out = new ArrayList<>();
-    // Built in parallel while the candidates before run one at a time.
+    // The whole batch is built (in parallel) before any candidate is timed: the kernels run on the
+    // same cores as the compiler, and a kernel timed beside a compile measured up to 2x slow on a
+    // 2-core machine, enough to rank the candidates wrongly.
+    List<BuildResult> built = new ArrayList<>();
     for (Future<BuildResult> f : builder().submit(task, batch)) {
-      BuildResult b = Builder.await(f);
+      built.add(Builder.await(f));
+    }
+    for (BuildResult b : built) {
       out.add(b.ok() ? runner.run(runnerInput(task, b)).toMeasurement(b) : b.measurement());
     }
     return out;

@@ -31,15 +31,16 @@ public final class Modules {
   }
 
   /**
-   * As above, of C {@code source} already printed; {@code name} names the module. Under {@code
-   * -Dkernelgen.cpu.maxIsa} below this CPU's level, compiled for the capped level instead of {@code
-   * -march=native}, so that a capped run measures that level's code.
+   * As above, of C {@code source} already printed; {@code name} names the module. Compiled for the
+   * ISA level whose library the runtime would load here ({@code -Dkernelgen.cpu.maxIsa} capping
+   * it), so that a benchmark measures the code that ships; {@code -march=native} only off the psABI
+   * levels.
    */
   public static KernelBinary.C cLibrary(NativeToolchain tc, String source, String name) {
     try {
       Path lib = Files.createTempFile("kernelgen-bench", ".so");
       try {
-        Optional<String> capped = CpuIsa.cappedLevel();
+        Optional<String> capped = CpuIsa.cappedLevel().or(Modules::runtimeLevel);
         if (capped.isPresent()) {
           tc.compileSharedLibrary(source, lib, capped.get());
           byte[] bytes = Files.readAllBytes(lib);
@@ -54,6 +55,16 @@ public final class Modules {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The psABI level whose library the runtime loads on this CPU (x86-64-v2 to v4), empty off x86-64
+   * or below v2. Not {@code -march=native}: its tuning can differ from the level's (on a Rocket
+   * Lake-tuned Xeon gcc's native code prefers 256-bit vectors, the v4 library 512-bit ones).
+   */
+  private static Optional<String> runtimeLevel() {
+    String level = CpuIsa.machineLevelName();
+    return CpuIsa.machineLevel() >= 2 ? Optional.of(level) : Optional.empty();
   }
 
   /**

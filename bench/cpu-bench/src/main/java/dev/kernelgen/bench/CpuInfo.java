@@ -72,13 +72,17 @@ public record CpuInfo(String model, String isa, int processors) {
   }
 
   /**
-   * The level the benchmarks' own C libraries are compiled for: the cap of {@code
-   * -Dkernelgen.cpu.maxIsa} where it is below this CPU's, else {@code -march=native}.
+   * The level the benchmarks' own C libraries are compiled for ({@code Modules.cLibrary}): the cap
+   * of {@code -Dkernelgen.cpu.maxIsa} where it is below this CPU's, else this CPU's psABI level
+   * (the library the runtime loads), {@code -march=native} only off the psABI levels.
    */
   public static String cLevel() {
     return CpuIsa.cappedLevel()
         .map(l -> l + " (capped by -D" + CpuIsa.MAX_ISA_PROPERTY + ")")
-        .orElse("-march=native (" + CpuIsa.machineLevelName() + ")");
+        .orElse(
+            CpuIsa.machineLevel() >= 2
+                ? "-march=" + CpuIsa.machineLevelName() + " (the runtime's library)"
+                : "-march=native (" + CpuIsa.machineLevelName() + ")");
   }
 
   /** The fields as a JSON object. */

@@ -25,6 +25,7 @@ import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.Conv;
 import dev.kernelgen.topi.DefaultSchedules;
 import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Reduction;
 import java.io.IOException;
@@ -38,14 +39,16 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * The operator benchmark on the CPU: matmul (square, float32), softmax over rows and 3x3 conv2d,
+ * The operator benchmark on the CPU: matmul (square, float32), softmax and layer norm over rows and
+ * 3x3 conv2d,
  * each with kernelgen's untuned default C schedule ({@link DefaultSchedules}) against ONNX Runtime
  * (MLAS) on the same data, in one run, with the same {@link WallClockTiming}; and the conv + batch
  * norm + swish sample through its launcher ({@link ConvBnSwishCpu}). Each pair is checked to agree
  * before it is timed.
  *
- * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--only TEXT] [OUT_JSON]}; {@code OUT_JSON}
- * defaults to {@value #DEFAULT_OUT}. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
+ * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--generated] [--only TEXT] [OUT_JSON]}; {@code
+ * OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code --generated} takes every operator's schedule
+ * from the auto-scheduler's untuned pick, no library template. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
  * that have it (for example {@code -Dops.knob.tile_f=8}); {@code -Dops.dump=DIR} writes the
  * generated C there. The 4096 matmul (137 GFLOP per run) is measured only with {@code --big}, once
  * per implementation.
@@ -53,6 +56,12 @@ import java.util.Random;
 public final class OpsCpuBench {
   public static final String DEFAULT_OUT = "bench/results/ops-cpu-latest.json";
   private static final CpuDevice DEVICE = CpuDevice.create();
+
+  /**
+   * With {@code --generated}: every operator's schedule is the auto-scheduler's untuned pick (no
+   * library template).
+   */
+  private static boolean generated;
 
   private OpsCpuBench() {}
 
@@ -83,12 +92,16 @@ public final class OpsCpuBench {
         case "--quick" -> timing = new WallClockTiming(20_000_000L, 200_000_000L, 3, 20);
         case "--big" -> big = true;
         case "--only" -> only = args[++i];
+        case "--generated" -> generated = true;
         default -> out = Path.of(args[i]);
       }
     }
     System.out.printf(
-        "ops-cpu-bench: %d processors, ours = default C schedules%n",
-        Runtime.getRuntime().availableProcessors());
+        "ops-cpu-bench: %d processors, ours = %s%n",
+        Runtime.getRuntime().availableProcessors(),
+        generated
+            ? "the auto-scheduler's untuned C picks (no template)"
+            : "default C schedules");
     CpuInfo cpu = CpuInfo.detect();
     System.out.println(cpu.line());
     List<Row> rows = new ArrayList<>();
@@ -102,6 +115,12 @@ public final class OpsCpuBench {
     }
     if (only == null || "softmax_4096x4096".contains(only)) {
       rows.add(softmax(4096, 4096, timing));
+    }
+    for (int[] rc : new int[][] {{4096, 4096}, {16384, 1024}}) {
+      String name = "layer_norm_" + rc[0] + "x" + rc[1];
+      if (only == null || name.contains(only)) {
+        rows.add(layerNorm(rc[0], rc[1], timing));
+      }
     }
     if (only == null || "conv2d_1x64x56x56_f64".contains(only)) {
       rows.add(conv(1, 64, 56, 56, 64, timing));
@@ -160,6 +179,30 @@ public final class OpsCpuBench {
     try (OrtRunner ort = new OrtRunner(OpsOnnxModels.softmax(rows, cols), shape, shape)) {
       return compare(
           "softmax_" + rows + "x" + cols, 0, k, List.of(x), (long) rows * cols, ort, x, timing);
+    }
+  }
+
+  static Row layerNorm(int rows, int cols, WallClockTiming timing) throws Exception {
+    float[] x = random(6, (long) rows * cols);
+    float[] gamma = random(7, cols);
+    float[] beta = random(8, cols);
+    Tensor tx = placeholder("X", FLOAT32, rows, cols);
+    Tensor tg = placeholder("Gamma", FLOAT32, cols);
+    Tensor tb = placeholder("Beta", FLOAT32, cols);
+    Tensor y = Nn.layerNorm(tx, tg, tb, 1, 1e-5);
+    Kernel k = compile("layer_norm", OperatorDef.of(List.of(tx, tg, tb), y));
+    long[] shape = {rows, cols};
+    try (OrtRunner ort =
+        new OrtRunner(OpsOnnxModels.layerNorm(rows, cols, gamma, beta), shape, shape)) {
+      return compare(
+          "layer_norm_" + rows + "x" + cols,
+          0,
+          k,
+          List.of(x, gamma, beta),
+          (long) rows * cols,
+          ort,
+          x,
+          timing);
     }
   }
 
@@ -242,7 +285,10 @@ public final class OpsCpuBench {
       }
     }
     Knobs knobs = Knobs.configured(values);
-    Schedule s = DefaultSchedules.forTarget(Target.C, op, knobs);
+    Schedule s =
+        generated
+            ? dev.kernelgen.autosched.AutoScheduler.schedule(Target.C, op.outputs(), knobs)
+            : DefaultSchedules.forTarget(Target.C, op, knobs);
     PrimFunc f = Lower.lower(s, name, op.args(), Target.C, null);
     String source = CCodegen.generate(List.of(f), "ops_" + name);
     // -Dops.dump=DIR writes the generated C beside the run, for reading what the schedule became.

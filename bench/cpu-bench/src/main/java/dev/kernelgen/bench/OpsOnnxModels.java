@@ -50,6 +50,25 @@ public final class OpsOnnxModels {
     return model(graph);
   }
 
+  /**
+   * LayerNormalization over the last axis of {@code [rows, cols]} (epsilon 1e-5, the default),
+   * with {@code gamma} and {@code beta} of {@code cols} as initializers.
+   */
+  public static byte[] layerNorm(int rows, int cols, float[] gamma, float[] beta) {
+    ProtoWriter graph = new ProtoWriter();
+    graph.message(
+        GRAPH_NODE,
+        node("LayerNormalization", OnnxModel.OUTPUT, OnnxModel.INPUT, "gamma", "beta")
+            .message(NODE_ATTRIBUTE, OnnxModel.intAttr("axis", -1)));
+    graph.string(GRAPH_NAME, "layer_norm");
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("gamma", new long[] {cols}, gamma));
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("beta", new long[] {cols}, beta));
+    long[] shape = {rows, cols};
+    graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, shape));
+    graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, shape));
+    return model(graph);
+  }
+
   /** A 3x3 Conv, stride 1, pad 1, no bias: x {@code [n, c, h, w]}, filter {@code [f, c, 3, 3]}. */
   public static byte[] conv3x3(int n, int c, int h, int w, int f, float[] filter) {
     ProtoWriter graph = new ProtoWriter();
