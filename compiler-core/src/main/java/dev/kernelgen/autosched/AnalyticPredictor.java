@@ -10,9 +10,10 @@ import java.util.Map;
  *
  * <ul>
  *   <li>CPU, register tile: fill but do not spill the 32 vector registers of AVX-512 (at most 256
- *       accumulators), a multiply-add per load or better (intensity), no gather along the
- *       vectorized axis, tiles that divide constant extents (a ragged tile's loops have a varying
- *       bound and are not unrolled into registers), enough parallel tasks for the cores.
+ *       accumulators, at most 28 registers of them, a row narrower than a vector taking a whole
+ *       one), a multiply-add per load or better (intensity), no gather along the vectorized axis,
+ *       tiles that divide constant extents (a ragged tile's loops have a varying bound and are not
+ *       unrolled into registers), enough parallel tasks for the cores.
  *   <li>CPU, packed layout ({@link CpuPackedTiling}): as the register tile, its operands in
  *       contiguous panels, less the copies that pack them.
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
@@ -29,6 +30,10 @@ import java.util.Map;
  */
 public final class AnalyticPredictor implements Predictor {
   static final int CORES = 8;
+
+  /** The L2 cache a core has, about: what a task's own buffers should fit in. */
+  static final double L2_BYTES = 256 * 1024;
+
   static final int SMS = 132;
 
   @Override
@@ -49,6 +54,11 @@ public final class AnalyticPredictor implements Predictor {
   private static double cpu(Map<String, Double> n) {
     double cost = 1;
     double parallel = Math.min(1, get(n, "cpu.tasks", 2.0 * CORES) / (2.0 * CORES));
+    // Padding checked in the reduction's inner loop, its borders splitting the rows (measured 2.5x
+    // on a convolution against the packed layout's padding computed once per task).
+    if (get(n, "cpu.inlined_select", 0) > 0) {
+      cost *= 2;
+    }
     if (get(n, "cpu.dot", 0) > 0) {
       cost = 4;
       if (get(n, "cpu.dot_strided", 0) > 0) {
@@ -69,6 +79,12 @@ public final class AnalyticPredictor implements Predictor {
       cost *= (reg / 256) * (reg / 256);
     }
     cost /= Math.min(get(n, "cpu.inner_tile", 1), 16) / 16;
+    // The vector registers the accumulators take (a row of the tile narrower than 16 floats still
+    // takes a whole register): beyond 28 of the 32 the operands have none left, and they spill.
+    double vregs = get(n, "cpu.vector_regs", 0);
+    if (vregs > 28) {
+      cost *= (vregs / 28) * (vregs / 28);
+    }
     if (get(n, "cpu.gather", 0) > 0) {
       cost *= 16;
     }
@@ -78,6 +94,9 @@ public final class AnalyticPredictor implements Predictor {
     // costs a copy per element against the multiply-adds that reuse it.
     if (get(n, "cpu.packed_layout", 0) > 0) {
       cost *= 0.8 * (1 + 4 * get(n, "cpu.pack_ratio", 0));
+      // Producers (padding) computed per task: their copies, and a task's share beyond L2.
+      cost *= 1 + 4 * get(n, "cpu.producer_ratio", 0);
+      cost *= Math.max(1, get(n, "cpu.producer_bytes", 0) / L2_BYTES);
     }
     return cost * get(n, "cpu.waste", 1) / parallel;
   }

@@ -97,6 +97,33 @@ final class CpuPackedTiling {
   }
 
   /**
+   * Whether {@code st} reads an inlined stage that selects (padding's bounds check): in the other
+   * layouts that select runs in the reduction's inner loop, and its borders split the rows.
+   */
+  static boolean readsInlinedSelect(Schedule s, Stage st) {
+    for (Tensor t : directReads(st).keySet()) {
+      if (!(t.op() instanceof PlaceholderOp)
+          && s.stage(t).attachType() == AttachType.INLINE
+          && containsSelect(s.stage(t).body())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean containsSelect(Expr e) {
+    boolean[] found = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        found[0] |= x instanceof dev.kernelgen.te.Select;
+        super.visit(x);
+      }
+    }.visit(e);
+    return found[0];
+  }
+
+  /**
    * Each tensor {@code st}'s body reads directly (inlined stages not expanded), with its indices.
    */
   private static Map<Tensor, List<List<Expr>>> directReads(Stage st) {
@@ -203,6 +230,7 @@ final class CpuPackedTiling {
     // Operands: weights packed per tile of v, injective producers computed once per task.
     Var vv = local.axis(v).var();
     double packed = 0;
+    double materialized = 0;
     Map<Tensor, List<List<Expr>>> reads = directReads(local);
     List<java.util.Set<Integer>> readAxes = new ArrayList<>();
     for (var e : reads.entrySet()) {
@@ -245,6 +273,7 @@ final class CpuPackedTiling {
           p.vectorize(p.axis(p.axis().size() - 1));
         }
         state.done(p);
+        materialized += region(local, e.getValue().get(0), others.subList(0, parallelAxes), tiles);
       }
     }
 
@@ -322,9 +351,41 @@ final class CpuPackedTiling {
     state.note(red, "cpu.gather", 0);
     state.note(red, "cpu.intensity", regTile / 16.0 / loads);
     state.note(red, "cpu.reg_tile", regTile);
+    state.note(red, "cpu.vector_regs", rows * Math.ceil(tiles[v] / 16.0));
     state.note(red, "cpu.inner_tile", tiles[v]);
     state.note(red, "cpu.pack_ratio", packed * packings / work);
+    // The producers computed per task: copies against multiply-adds, and the bytes a task holds.
+    state.note(red, "cpu.producer_ratio", materialized * Math.max(1, tasks) / work);
+    state.note(red, "cpu.producer_bytes", materialized * 4);
     state.note(red, "cpu.packed_layout", 1);
+  }
+
+  /**
+   * About how many elements of a producer a parallel task computes, read by {@code st} at {@code
+   * idx}: per dimension, the span of its index over the task (a tile of each parallel axis, the
+   * whole extent of every other axis, reduce axes included), at most the dimension's extent.
+   */
+  private static double region(Stage st, List<Expr> idx, List<Integer> parallel, int[] tiles) {
+    double elements = 1;
+    for (Expr i : idx) {
+      double span = 1;
+      for (Var x : FreeVars.of(i)) {
+        long extent = 1;
+        for (int d = 0; d < st.axis().size(); d++) {
+          if (st.axis(d).var() == x) {
+            extent = parallel.contains(d) ? tiles[d] : ComputeDag.extent(st.axis(d));
+          }
+        }
+        for (IterVar r : st.reduceAxis()) {
+          if (r.var() == x) {
+            extent = ComputeDag.extent(r);
+          }
+        }
+        span += extent - 1;
+      }
+      elements *= span;
+    }
+    return elements;
   }
 
   /** The positions of {@code st}'s data axes that some of {@code reads}' indices depend on. */

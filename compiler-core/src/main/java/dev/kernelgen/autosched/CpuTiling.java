@@ -18,9 +18,9 @@ import java.util.List;
  * <p>Knob {@code layout} 1 is the other CPU sketch, for reductions whose inputs are contiguous
  * along the reduction rather than along an output axis (dense: {@code W[j, k]}): the same parallel
  * tiles, each output accumulated alone with its innermost reduction in vector lanes. Values from
- * {@link CpuPackedTiling#BASE} on are the packed layout along each axis it qualifies for (C, constant
- * extents): its operands packed or broadcast for that axis's vectors, padding computed once per
- * task.
+ * {@link CpuPackedTiling#BASE} on are the packed layout along each axis it qualifies for (C,
+ * constant extents): its operands packed or broadcast for that axis's vectors, padding computed
+ * once per task.
  */
 final class CpuTiling {
   private CpuTiling() {}
@@ -106,6 +106,10 @@ final class CpuTiling {
       CpuPackedTiling.apply(state, red, tiled, local, layout - CpuPackedTiling.BASE, tiles);
       return;
     }
+    if (!packedAxes.isEmpty() && CpuPackedTiling.readsInlinedSelect(state.schedule(), local)) {
+      // Where the packed layout could compute the padding once, here it is checked per tap.
+      state.note(red, "cpu.inlined_select", 1);
+    }
     List<IterVar> outer = new ArrayList<>();
     List<IterVar> inner = new ArrayList<>();
     for (int d = 0; d < n; d++) {
@@ -168,6 +172,7 @@ final class CpuTiling {
     }
     state.note(red, "cpu.intensity", regTile / 16.0 / loads);
     state.note(red, "cpu.reg_tile", regTile);
+    state.note(red, "cpu.vector_regs", rows * Math.ceil(tiles[n - 1] / 16.0));
     state.note(red, "cpu.inner_tile", tiles[n - 1]);
   }
 }
