@@ -27,8 +27,8 @@ import java.util.List;
  * "Ours" in the CPU benchmark: the seed's depthwise convolution (and the fused variant) written
  * with kernelgen's operator library, scheduled with {@link DepthwiseSchedules#cpu}, generated as C,
  * compiled with {@code cc -O3 -fopenmp} at the ISA level the runtime loads here and called through
- * the runtime's FFM device.
- * Kernels read and write native memory: inputs are copied there once, before timing.
+ * the runtime's FFM device. Kernels read and write native memory: inputs are copied there once,
+ * before timing.
  */
 public final class KernelgenDepthwise implements OursKernel {
   private static final CpuDevice DEVICE = CpuDevice.create();

@@ -40,18 +40,17 @@ import java.util.Random;
 
 /**
  * The operator benchmark on the CPU: matmul (square, float32), softmax and layer norm over rows and
- * 3x3 conv2d,
- * each with kernelgen's untuned default C schedule ({@link DefaultSchedules}) against ONNX Runtime
- * (MLAS) on the same data, in one run, with the same {@link WallClockTiming}; and the conv + batch
- * norm + swish sample through its launcher ({@link ConvBnSwishCpu}). Each pair is checked to agree
- * before it is timed.
+ * 3x3 conv2d, each with kernelgen's untuned default C schedule ({@link DefaultSchedules}) against
+ * ONNX Runtime (MLAS) on the same data, in one run, with the same {@link WallClockTiming}; and the
+ * conv + batch norm + swish sample through its launcher ({@link ConvBnSwishCpu}). Each pair is
+ * checked to agree before it is timed.
  *
  * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--generated] [--only TEXT] [OUT_JSON]}; {@code
  * OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code --generated} takes every operator's schedule
- * from the auto-scheduler's untuned pick, no library template. {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules
- * that have it (for example {@code -Dops.knob.tile_f=8}); {@code -Dops.dump=DIR} writes the
- * generated C there. The 4096 matmul (137 GFLOP per run) is measured only with {@code --big}, once
- * per implementation.
+ * from the auto-scheduler's untuned pick, no library template. {@code -Dops.knob.NAME=VALUE} sets a
+ * knob of the schedules that have it (for example {@code -Dops.knob.tile_f=8}); {@code
+ * -Dops.dump=DIR} writes the generated C there. The 4096 matmul (137 GFLOP per run) is measured
+ * only with {@code --big}, once per implementation.
  */
 public final class OpsCpuBench {
   public static final String DEFAULT_OUT = "bench/results/ops-cpu-latest.json";
@@ -99,9 +98,7 @@ public final class OpsCpuBench {
     System.out.printf(
         "ops-cpu-bench: %d processors, ours = %s%n",
         Runtime.getRuntime().availableProcessors(),
-        generated
-            ? "the auto-scheduler's untuned C picks (no template)"
-            : "default C schedules");
+        generated ? "the auto-scheduler's untuned C picks (no template)" : "default C schedules");
     CpuInfo cpu = CpuInfo.detect();
     System.out.println(cpu.line());
     List<Row> rows = new ArrayList<>();

@@ -51,8 +51,8 @@ public final class OpsOnnxModels {
   }
 
   /**
-   * LayerNormalization over the last axis of {@code [rows, cols]} (epsilon 1e-5, the default),
-   * with {@code gamma} and {@code beta} of {@code cols} as initializers.
+   * LayerNormalization over the last axis of {@code [rows, cols]} (epsilon 1e-5, the default), with
+   * {@code gamma} and {@code beta} of {@code cols} as initializers.
    */
   public static byte[] layerNorm(int rows, int cols, float[] gamma, float[] beta) {
     ProtoWriter graph = new ProtoWriter();
