@@ -89,7 +89,8 @@ class TransferTest {
     double warmSum = 0;
     double coldRecall = 0;
     double warmRecall = 0;
-    // Twenty draws of the first batch: with five, the mean moved by 0.1 between runs on a 2-core Xeon
+    // Twenty draws of the first batch: with five, the mean moved by 0.1 between runs on a 2-core
+    // Xeon
     // and the warm model lost one of two runs there.
     int trials = 20;
     for (int seed = 1; seed <= trials; seed++) {
