@@ -166,6 +166,10 @@ final class ScheduleChoice {
     for (String level : request.toolchain().isaLevels()) {
       Tuned t = tuned(op, def, Target.C, level);
       if (t.record == null) {
+        if (!t.reason.startsWith("no successful record")) {
+          // Records exist but cannot be chosen (several devices): say so, not only "untuned".
+          fallbacks.add(what + " at " + level + ": " + t.reason);
+        }
         untuned.add(level);
         continue;
       }

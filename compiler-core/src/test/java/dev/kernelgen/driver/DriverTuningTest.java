@@ -145,6 +145,22 @@ class DriverTuningTest {
   }
 
   @Test
+  void anIsaLevelsRecordsOfSeveralDevicesAreReportedNotSilentlyUntuned() {
+    // One level's records from two machines (a log tuned on an AMD EPYC, then on a Xeon): the
+    // level is built untuned, and the build says why, naming the devices.
+    List<TuningRecord> rs =
+        List.of(rec("x86-64-v4", "cpu A", 16, 1.0), rec("x86-64-v4", "cpu B", 4, 0.5));
+    List<String> log = new ArrayList<>();
+    generate(rs, Map.of(), log);
+    assertThat(String.join("\n", log))
+        .contains("at x86-64-v4: the tuning log has records of several devices [cpu A, cpu B]")
+        .doesNotContain("x86-64-v4: tuned configuration");
+    List<String> chosen = new ArrayList<>();
+    generate(rs, Map.of(Target.C, "cpu B"), chosen);
+    assertThat(String.join("\n", chosen)).contains("at x86-64-v4: tuned configuration {vector=4}");
+  }
+
+  @Test
   void aStaleRecordFallsBackInsteadOfFailing() {
     List<String> log = new ArrayList<>();
     LibraryModel m = generate(List.of(rec("cpu A", 5, 1.0)), Map.of(), log);
