@@ -166,7 +166,7 @@ final class ScheduleChoice {
     for (String level : request.toolchain().isaLevels()) {
       Tuned t = tuned(op, def, Target.C, level);
       if (t.record == null) {
-        if (!t.reason.startsWith("no successful record")) {
+        if (t.reason.startsWith("the tuning log has records of several devices")) {
           // Records exist but cannot be chosen (several devices): say so, not only "untuned".
           fallbacks.add(what + " at " + level + ": " + t.reason);
         }
