@@ -164,35 +164,66 @@ final class ComputeDag {
    * axes that the read's indices depend on: what a tile of the consumer loads of that tensor.
    */
   static List<Set<Integer>> axesOfReads(Schedule s, Stage consumer) {
-    Map<Tensor, Set<Integer>> out = new java.util.LinkedHashMap<>();
+    List<Set<Integer>> out = new ArrayList<>();
+    for (List<List<Expr>> reads : readsOf(expand(s, consumer.body())).values()) {
+      out.add(axesUsed(consumer, reads));
+    }
+    return out;
+  }
+
+  /**
+   * Each tensor that {@code consumer}'s own body reads (inlined stages not expanded), with the
+   * indices of each of its reads, in the order first read.
+   */
+  static Map<Tensor, List<List<Expr>>> directReads(Stage consumer) {
+    return readsOf(consumer.body());
+  }
+
+  private static Map<Tensor, List<List<Expr>>> readsOf(Expr body) {
+    Map<Tensor, List<List<Expr>>> out = new java.util.LinkedHashMap<>();
     new ExprVisitor() {
       @Override
       public void visit(Expr e) {
         if (e instanceof TensorRead r) {
-          Set<Integer> used = out.computeIfAbsent(r.tensor(), t -> new java.util.TreeSet<>());
-          for (Expr i : r.indices()) {
-            for (int d = 0; d < consumer.axis().size(); d++) {
-              if (FreeVars.uses(i, consumer.axis(d).var())) {
-                used.add(d);
-              }
-            }
-          }
+          out.computeIfAbsent(r.tensor(), t -> new ArrayList<>()).add(r.indices());
         }
         super.visit(e);
       }
-    }.visit(expand(s, consumer.body()));
-    return new ArrayList<>(out.values());
+    }.visit(body);
+    return out;
+  }
+
+  /** The positions of {@code consumer}'s data axes that some of {@code reads}' indices use. */
+  static Set<Integer> axesUsed(Stage consumer, List<List<Expr>> reads) {
+    Set<Integer> used = new java.util.TreeSet<>();
+    for (List<Expr> idx : reads) {
+      for (Expr i : idx) {
+        for (int d = 0; d < consumer.axis().size(); d++) {
+          if (FreeVars.uses(i, consumer.axis(d).var())) {
+            used.add(d);
+          }
+        }
+      }
+    }
+    return used;
   }
 
   /** Whether {@code e} calls an intrinsic (exp, sqrt, ...): too costly to recompute per reuse. */
   static boolean callsIntrinsic(Expr e) {
+    return contains(e, Call.class);
+  }
+
+  /** Whether {@code e} selects (a padding's bounds check). */
+  static boolean selects(Expr e) {
+    return contains(e, dev.kernelgen.te.Select.class);
+  }
+
+  private static boolean contains(Expr e, Class<? extends Expr> kind) {
     boolean[] found = {false};
     new ExprVisitor() {
       @Override
       public void visit(Expr x) {
-        if (x instanceof Call) {
-          found[0] = true;
-        }
+        found[0] |= kind.isInstance(x);
         super.visit(x);
       }
     }.visit(e);

@@ -5,15 +5,12 @@ import dev.kernelgen.schedule.AttachType;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.Expr;
-import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.PlaceholderOp;
 import dev.kernelgen.te.Tensor;
-import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -77,7 +74,7 @@ final class CpuPackedTiling {
         return out;
       }
     }
-    Map<Tensor, List<List<Expr>>> reads = directReads(local);
+    Map<Tensor, List<List<Expr>>> reads = ComputeDag.directReads(local);
     for (int d = 0; d < local.axis().size(); d++) {
       if (ComputeDag.extent(local.axis(d)) < MIN_VECTOR_EXTENT) {
         continue;
@@ -85,7 +82,7 @@ final class CpuPackedTiling {
       boolean broadcast = false;
       boolean ok = true;
       for (var e : reads.entrySet()) {
-        Along a = along(state.schedule(), local, e.getKey(), e.getValue(), local.axis(d).var());
+        Along a = along(local, e.getKey(), e.getValue(), local.axis(d).var());
         broadcast |= a == Along.BROADCAST;
         ok &= a != Along.NO;
       }
@@ -101,46 +98,17 @@ final class CpuPackedTiling {
    * layouts that select runs in the reduction's inner loop, and its borders split the rows.
    */
   static boolean readsInlinedSelect(Schedule s, Stage st) {
-    for (Tensor t : directReads(st).keySet()) {
+    for (Tensor t : ComputeDag.directReads(st).keySet()) {
       if (!(t.op() instanceof PlaceholderOp)
           && s.stage(t).attachType() == AttachType.INLINE
-          && containsSelect(s.stage(t).body())) {
+          && ComputeDag.selects(s.stage(t).body())) {
         return true;
       }
     }
     return false;
   }
 
-  private static boolean containsSelect(Expr e) {
-    boolean[] found = {false};
-    new ExprVisitor() {
-      @Override
-      public void visit(Expr x) {
-        found[0] |= x instanceof dev.kernelgen.te.Select;
-        super.visit(x);
-      }
-    }.visit(e);
-    return found[0];
-  }
-
-  /**
-   * Each tensor {@code st}'s body reads directly (inlined stages not expanded), with its indices.
-   */
-  private static Map<Tensor, List<List<Expr>>> directReads(Stage st) {
-    Map<Tensor, List<List<Expr>>> out = new LinkedHashMap<>();
-    new ExprVisitor() {
-      @Override
-      public void visit(Expr e) {
-        if (e instanceof TensorRead r) {
-          out.computeIfAbsent(r.tensor(), t -> new ArrayList<>()).add(r.indices());
-        }
-        super.visit(e);
-      }
-    }.visit(st.body());
-    return out;
-  }
-
-  private static Along along(Schedule s, Stage local, Tensor t, List<List<Expr>> reads, Var v) {
+  private static Along along(Stage local, Tensor t, List<List<Expr>> reads, Var v) {
     boolean uses = false;
     boolean contiguous = true;
     boolean packable = t.op() instanceof PlaceholderOp && reads.size() == 1;
@@ -231,12 +199,12 @@ final class CpuPackedTiling {
     Var vv = local.axis(v).var();
     double packed = 0;
     double materialized = 0;
-    Map<Tensor, List<List<Expr>>> reads = directReads(local);
+    Map<Tensor, List<List<Expr>>> reads = ComputeDag.directReads(local);
     List<java.util.Set<Integer>> readAxes = new ArrayList<>();
     for (var e : reads.entrySet()) {
       Tensor t = e.getKey();
-      readAxes.add(axesUsed(local, e.getValue()));
-      Along a = along(s, local, t, e.getValue(), vv);
+      readAxes.add(ComputeDag.axesUsed(local, e.getValue()));
+      Along a = along(local, t, e.getValue(), vv);
       if (a == Along.PACKED) {
         Tensor panel = s.cacheRead(t, "local", local.tensor());
         Stage sp = s.stage(panel);
@@ -321,7 +289,7 @@ final class CpuPackedTiling {
       if (e % tiles[d] != 0) {
         ragged += d == v ? 2 : 1;
       }
-      if (others.indexOf(d) >= 0 && others.indexOf(d) < parallelAxes) {
+      if (others.subList(0, parallelAxes).contains(d)) {
         tasks *= count;
       }
     }
@@ -386,20 +354,5 @@ final class CpuPackedTiling {
       elements *= span;
     }
     return elements;
-  }
-
-  /** The positions of {@code st}'s data axes that some of {@code reads}' indices depend on. */
-  private static java.util.Set<Integer> axesUsed(Stage st, List<List<Expr>> reads) {
-    java.util.Set<Integer> used = new java.util.TreeSet<>();
-    for (List<Expr> idx : reads) {
-      for (Expr i : idx) {
-        for (int d = 0; d < st.axis().size(); d++) {
-          if (FreeVars.uses(i, st.axis(d).var())) {
-            used.add(d);
-          }
-        }
-      }
-    }
-    return used;
   }
 }

@@ -166,7 +166,7 @@ final class ScheduleChoice {
     for (String level : request.toolchain().isaLevels()) {
       Tuned t = tuned(op, def, Target.C, level);
       if (t.record == null) {
-        if (t.reason.startsWith("the tuning log has records of several devices")) {
+        if (t.ambiguous) {
           // Records exist but cannot be chosen (several devices): say so, not only "untuned".
           fallbacks.add(what + " at " + level + ": " + t.reason);
         }
@@ -225,8 +225,15 @@ final class ScheduleChoice {
     return s;
   }
 
-  /** The best tuning record of an operator variant, or why there is none. */
-  private record Tuned(TuningRecord record, String reason) {}
+  /**
+   * The best tuning record of an operator variant, or why there is none ({@code ambiguous}: records
+   * of several devices).
+   */
+  private record Tuned(TuningRecord record, String reason, boolean ambiguous) {
+    Tuned(TuningRecord record, String reason) {
+      this(record, reason, false);
+    }
+  }
 
   private Tuned tuned(OperatorSpec op, OperatorDef def, Target target) {
     return tuned(op, def, target, null);
@@ -254,6 +261,6 @@ final class ScheduleChoice {
             target.name(),
             shape,
             request.tuningDevices().get(target));
-    return new Tuned(l.best().orElse(null), l.reason());
+    return new Tuned(l.best().orElse(null), l.reason(), l.ambiguous());
   }
 }

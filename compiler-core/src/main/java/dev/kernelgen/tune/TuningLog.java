@@ -153,10 +153,13 @@ public final class TuningLog {
     }
   }
 
-  /** The best record found for a key, or why there is none. */
-  public record Lookup(Optional<TuningRecord> best, String reason) {
+  /**
+   * The best record found for a key, or why there is none; {@code ambiguous} where records exist
+   * but none can be chosen (they are of several devices).
+   */
+  public record Lookup(Optional<TuningRecord> best, String reason, boolean ambiguous) {
     static Lookup none(String reason) {
-      return new Lookup(Optional.empty(), reason);
+      return new Lookup(Optional.empty(), reason, false);
     }
   }
 
@@ -190,11 +193,14 @@ public final class TuningLog {
     TreeSet<String> devices = new TreeSet<>();
     ok.forEach(r -> devices.add(r.device()));
     if (devices.size() > 1) {
-      return Lookup.none(
+      return new Lookup(
+          Optional.empty(),
           "the tuning log has records of several devices "
               + devices
-              + ": configure the device to use (kernels.tuningDevice)");
+              + ": configure the device to use (kernels.tuningDevice)",
+          true);
     }
-    return new Lookup(ok.stream().min(Comparator.comparingDouble(TuningRecord::medianUs)), "");
+    return new Lookup(
+        ok.stream().min(Comparator.comparingDouble(TuningRecord::medianUs)), "", false);
   }
 }

@@ -40,7 +40,7 @@ public final class Modules {
     try {
       Path lib = Files.createTempFile("kernelgen-bench", ".so");
       try {
-        Optional<String> capped = CpuIsa.cappedLevel().or(Modules::runtimeLevel);
+        Optional<String> capped = libraryLevel();
         if (capped.isPresent()) {
           tc.compileSharedLibrary(source, lib, capped.get());
           byte[] bytes = Files.readAllBytes(lib);
@@ -58,13 +58,20 @@ public final class Modules {
   }
 
   /**
-   * The psABI level whose library the runtime loads on this CPU (x86-64-v2 to v4), empty off x86-64
-   * or below v2. Not {@code -march=native}: its tuning can differ from the level's (on a Rocket
-   * Lake-tuned Xeon gcc's native code prefers 256-bit vectors, the v4 library 512-bit ones).
+   * The ISA level {@link #cLibrary(NativeToolchain, String, String)} compiles for: the cap of
+   * {@code -Dkernelgen.cpu.maxIsa} where it is below this CPU's level, else the psABI level whose
+   * library the runtime loads on this CPU (x86-64-v2 to v4); empty off x86-64 or below v2, where
+   * {@code -march=native} is used. Not native elsewhere: its tuning can differ from the level's (on
+   * a Rocket Lake-tuned Xeon gcc's native code prefers 256-bit vectors, the v4 library 512-bit
+   * ones).
    */
-  private static Optional<String> runtimeLevel() {
-    String level = CpuIsa.machineLevelName();
-    return CpuIsa.machineLevel() >= 2 ? Optional.of(level) : Optional.empty();
+  public static Optional<String> libraryLevel() {
+    return CpuIsa.cappedLevel()
+        .or(
+            () ->
+                CpuIsa.machineLevel() >= 2
+                    ? Optional.of(CpuIsa.machineLevelName())
+                    : Optional.empty());
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.kernelgen.bench;
 
+import dev.kernelgen.measure.Modules;
 import dev.kernelgen.runtime.cpu.CpuIsa;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -77,12 +78,12 @@ public record CpuInfo(String model, String isa, int processors) {
    * (the library the runtime loads), {@code -march=native} only off the psABI levels.
    */
   public static String cLevel() {
-    return CpuIsa.cappedLevel()
-        .map(l -> l + " (capped by -D" + CpuIsa.MAX_ISA_PROPERTY + ")")
-        .orElse(
-            CpuIsa.machineLevel() >= 2
-                ? "-march=" + CpuIsa.machineLevelName() + " (the runtime's library)"
-                : "-march=native (" + CpuIsa.machineLevelName() + ")");
+    if (CpuIsa.cappedLevel().isPresent()) {
+      return CpuIsa.cappedLevel().get() + " (capped by -D" + CpuIsa.MAX_ISA_PROPERTY + ")";
+    }
+    return Modules.libraryLevel()
+        .map(l -> "-march=" + l + " (the runtime's library)")
+        .orElse("-march=native (" + CpuIsa.machineLevelName() + ")");
   }
 
   /** The fields as a JSON object. */

@@ -4,6 +4,7 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.json.Json;
@@ -284,7 +285,7 @@ public final class OpsCpuBench {
     Knobs knobs = Knobs.configured(values);
     Schedule s =
         generated
-            ? dev.kernelgen.autosched.AutoScheduler.schedule(Target.C, op.outputs(), knobs)
+            ? AutoScheduler.schedule(Target.C, op.outputs(), knobs)
             : DefaultSchedules.forTarget(Target.C, op, knobs);
     PrimFunc f = Lower.lower(s, name, op.args(), Target.C, null);
     String source = CCodegen.generate(List.of(f), "ops_" + name);
