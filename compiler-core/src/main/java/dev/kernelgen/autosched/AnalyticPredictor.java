@@ -55,12 +55,12 @@ public final class AnalyticPredictor implements Predictor {
     double cost = 1;
     double parallel = Math.min(1, get(n, "cpu.tasks", 2.0 * CORES) / (2.0 * CORES));
     // Padding checked in the reduction's inner loop, its borders splitting the rows (measured 2.5x
-    // on a convolution against the packed layout's padding computed once per task).
-    if (get(n, "cpu.inlined_select", 0) > 0) {
-      cost *= 2;
-    }
+    // on a convolution against the packed layout's padding computed once per task): either other
+    // layout pays it.
+    double padding = get(n, "cpu.inlined_select", 0) > 0 ? 2 : 1;
+    cost *= padding;
     if (get(n, "cpu.dot", 0) > 0) {
-      cost = 4;
+      cost = 4 * padding;
       if (get(n, "cpu.dot_strided", 0) > 0) {
         cost *= 16;
       }
