@@ -5,8 +5,11 @@ import dev.kernelgen.schedule.Stage;
 /**
  * Inlines an injective stage (no reduction, not an output) into its consumers, as Ansor's "always
  * inline" rule: padding, bias, activation cost nothing where they are read. Except where that would
- * recompute it: a stage that calls an intrinsic (exp, tanh, sqrt, ...) and is read by a reduction
- * that reads each of its elements for several outputs stays a stage of its own.
+ * recompute it: a stage that calls an intrinsic (exp, tanh, sqrt, ...) stays a stage of its own
+ * where a reduction reads each of its elements for several outputs, and on CPUs where several
+ * stages read it (softmax's {@code exp(x - max)}, read by the sum and by the quotient: {@link
+ * RowReduction} then computes it once per row, or inlines it where a row does not fit). GPUs
+ * recompute such a stage in each reader: their exp is cheap beside the memory it saves.
  */
 final class InlineInjective implements SketchRule {
   @Override
@@ -22,12 +25,13 @@ final class InlineInjective implements SketchRule {
     if (!ComputeDag.callsIntrinsic(st.body())) {
       return true;
     }
-    for (Stage r : ComputeDag.readers(state.schedule(), st)) {
+    java.util.Set<Stage> readers = ComputeDag.readers(state.schedule(), st);
+    for (Stage r : readers) {
       if (r.hasReduction() && ComputeDag.reuses(state.schedule(), r, st.tensor())) {
         return false;
       }
     }
-    return true;
+    return state.gpu() || readers.size() < 2;
   }
 
   @Override

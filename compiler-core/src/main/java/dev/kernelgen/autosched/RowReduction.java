@@ -17,7 +17,10 @@ import java.util.TreeSet;
  * group is those reductions plus the reductions only they read without reuse. The anchor's loops
  * are reordered row axes first; the group's reductions are computed in {@code local} scope at the
  * innermost row loop, once per row, so that the whole normalisation is one loop nest (one kernel)
- * and no reduction is recomputed per element.
+ * and no reduction is recomputed per element. An injective stage that {@link InlineInjective} kept
+ * because several stages of the group read it (softmax's {@code exp(x - max)}) joins the group:
+ * computed once per row into a row buffer, where its row has a constant length of at most {@value
+ * #MAX_ROW_BUFFER} elements, else inlined into its readers.
  *
  * <ul>
  *   <li>CPU: the row loops (two outer ones fused) run in parallel; the anchor's innermost loop is
@@ -30,6 +33,9 @@ import java.util.TreeSet;
 final class RowReduction implements SketchRule {
   /** The shortest constant reduction vectorized in lanes (a pooling window stays serial). */
   static final int MIN_VECTOR_REDUCTION = 16;
+
+  /** The longest row an injective member of a group is buffered for: 32 KB of float32, in L1. */
+  static final long MAX_ROW_BUFFER = 8192;
 
   @Override
   public String name() {
@@ -79,11 +85,25 @@ final class RowReduction implements SketchRule {
         anchor.vectorize(order.get(order.size() - 1));
       }
     }
+    List<Stage> members = new ArrayList<>();
+    for (Stage r : group) {
+      if (!r.hasReduction() && rowElements(r, rows) > MAX_ROW_BUFFER) {
+        r.computeInline();
+        state.done(r);
+      } else {
+        members.add(r);
+      }
+    }
+    group = members;
     for (Stage r : group) {
       r.setScope("local");
       r.computeAt(anchor, at);
       if (!state.gpu()) {
-        vectorizeLongReduction(r);
+        if (r.hasReduction()) {
+          vectorizeLongReduction(r);
+        } else {
+          r.vectorize(r.axis(r.axis().size() - 1));
+        }
       }
       state.done(r);
     }
@@ -94,7 +114,11 @@ final class RowReduction implements SketchRule {
     state.done(anchor);
   }
 
-  /** The reductions fused into {@code anchor}, producers first; empty when there are none. */
+  /**
+   * The stages fused into {@code anchor}, producers first; empty when there are none: the
+   * reductions it reads at its row axes and those only they read without reuse, and the injective
+   * stages read only by them and by the anchor, elementwise.
+   */
   static List<Stage> group(SketchState state, Stage anchor) {
     Schedule s = state.schedule();
     List<Stage> group = new ArrayList<>();
@@ -104,25 +128,75 @@ final class RowReduction implements SketchRule {
       List<Stage> stages = s.stages();
       for (int k = stages.size() - 1; k >= 0; k--) {
         Stage r = stages.get(k);
-        if (!r.hasReduction() || r.isOutput() || state.isDone(r) || group.contains(r)) {
+        if (r.isPlaceholder() || r.isOutput() || state.isDone(r) || group.contains(r)) {
           continue;
         }
-        Set<Stage> readers = ComputeDag.readers(s, r);
-        boolean ok = !readers.isEmpty();
-        for (Stage c : readers) {
-          if (c == anchor) {
-            ok &= ComputeDag.rowAxes(s, anchor, r.tensor()) != null;
-          } else {
-            ok &= group.contains(c) && !ComputeDag.reuses(s, c, r.tensor());
-          }
-        }
-        if (ok) {
-          group.add(0, r);
+        if (r.hasReduction()
+            ? joinsAsReduction(s, anchor, group, r)
+            : joinsAsRow(s, anchor, group, r)) {
+          group.add(r);
           grew = true;
         }
       }
     }
-    return group;
+    List<Stage> order = new ArrayList<>();
+    for (Stage st : s.stages()) {
+      if (group.contains(st)) {
+        order.add(st);
+      }
+    }
+    return order;
+  }
+
+  private static boolean joinsAsReduction(Schedule s, Stage anchor, List<Stage> group, Stage r) {
+    Set<Stage> readers = ComputeDag.readers(s, r);
+    boolean ok = !readers.isEmpty();
+    for (Stage c : readers) {
+      if (c == anchor) {
+        ok &= ComputeDag.rowAxes(s, anchor, r.tensor()) != null;
+      } else if (group.contains(c) && !c.hasReduction()) {
+        ok &= ComputeDag.rowAxes(s, c, r.tensor()) != null; // computed per row, like the anchor
+      } else {
+        ok &= group.contains(c) && !ComputeDag.reuses(s, c, r.tensor());
+      }
+    }
+    return ok;
+  }
+
+  /** An injective stage that a reduction of the group and the anchor (elementwise) read. */
+  private static boolean joinsAsRow(Schedule s, Stage anchor, List<Stage> group, Stage r) {
+    if (r.attachType() == dev.kernelgen.schedule.AttachType.INLINE) {
+      return false;
+    }
+    Set<Stage> readers = ComputeDag.readers(s, r);
+    boolean byGroup = false;
+    for (Stage c : readers) {
+      if (c == anchor) {
+        if (!ComputeDag.readsElementwise(s, anchor, r.tensor())) {
+          return false;
+        }
+      } else if (group.contains(c) && c.hasReduction()) {
+        byGroup = true;
+      } else {
+        return false;
+      }
+    }
+    return byGroup;
+  }
+
+  /** The elements of an injective member per row: its extents off the row axes (-1: symbolic). */
+  private static long rowElements(Stage st, Set<Integer> rows) {
+    long n = 1;
+    for (int d = 0; d < st.axis().size(); d++) {
+      if (!rows.contains(d)) {
+        long e = ComputeDag.extent(st.axis(d));
+        if (e <= 0) {
+          return Long.MAX_VALUE;
+        }
+        n *= e;
+      }
+    }
+    return n;
   }
 
   /** The anchor's row axes (positions) over the group it reads directly; null: not a row group. */
@@ -131,6 +205,9 @@ final class RowReduction implements SketchRule {
     Set<Integer> used = new TreeSet<>();
     boolean any = false;
     for (Stage r : group(state, anchor)) {
+      if (!r.hasReduction()) {
+        continue;
+      }
       Set<Integer> u = ComputeDag.rowAxes(s, anchor, r.tensor());
       if (u != null) {
         used.addAll(u);

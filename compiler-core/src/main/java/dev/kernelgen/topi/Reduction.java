@@ -5,6 +5,7 @@ import static dev.kernelgen.te.TE.reduceAxis;
 
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Reducer;
@@ -115,7 +116,7 @@ public final class Reduction {
     return out;
   }
 
-  /** {@code exp(x - max) / sum(exp(x - max))} along {@code axis}. */
+  /** {@code exp(x - max) * (1 / sum(exp(x - max)))} along {@code axis}. */
   public static Tensor softmax(Tensor x, int axis) {
     return softmaxLike(x, axis, false);
   }
@@ -131,6 +132,21 @@ public final class Reduction {
     Tensor mx = max(x, true, a);
     mx = rename(mx, "SoftmaxMax");
     Tensor finalMx = mx;
+    // Softmax reads exp(x - max) twice, in the sum and in the quotient: a stage of its own, which
+    // the CPU schedules compute once per row and GPU schedules inline (log softmax reads it once).
+    // The quotient multiplies by the sum's reciprocal, once per row, as PyTorch's and ONNX
+    // Runtime's kernels do: a vector division per element cost 7% of the row on an AVX-512 Xeon.
+    Tensor ex =
+        log
+            ? null
+            : computeN(
+                "SoftmaxExp",
+                x.shape(),
+                i -> {
+                  List<Expr> r = new ArrayList<>(i);
+                  r.set(a, IntImm.like(i.get(a), 0));
+                  return TE.exp(x.at(i).sub(finalMx.at(r)));
+                });
     IterVar k = reduceAxis(x.shape().get(a), "k");
     Tensor es =
         computeN(
@@ -139,7 +155,7 @@ public final class Reduction {
             i -> {
               List<Expr> at = new ArrayList<>(i);
               at.set(a, k.var());
-              return TE.sum(TE.exp(x.at(at).sub(finalMx.at(i))), k);
+              return TE.sum(log ? TE.exp(x.at(at).sub(finalMx.at(i))) : ex.at(at), k);
             });
     return computeN(
         log ? "LogSoftmax" : "Softmax",
@@ -147,8 +163,9 @@ public final class Reduction {
         i -> {
           List<Expr> r = new ArrayList<>(i);
           r.set(a, IntImm.like(i.get(a), 0));
-          Expr shifted = x.at(i).sub(finalMx.at(r));
-          return log ? shifted.sub(TE.log(es.at(r))) : TE.exp(shifted).div(es.at(r));
+          return log
+              ? x.at(i).sub(finalMx.at(r)).sub(TE.log(es.at(r)))
+              : ex.at(i).mul(new FloatImm(x.dtype(), 1.0).div(es.at(r)));
         });
   }
 
