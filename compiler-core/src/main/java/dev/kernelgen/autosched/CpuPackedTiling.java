@@ -225,6 +225,10 @@ final class CpuPackedTiling {
         storage.add(sp.axis(at));
         sp.reorderStorage(storage.toArray(IterVar[]::new));
         sp.reorder(storage.toArray(IterVar[]::new));
+        if (parallelAxes > 0) {
+          // Packed outside the parallel loop: by all threads, not by one while the others wait.
+          sp.parallel(storage.get(0));
+        }
         double size = tiles[v];
         for (int k = 0; k < idx.size(); k++) {
           if (k != at) {
