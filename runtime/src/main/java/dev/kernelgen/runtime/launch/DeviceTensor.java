@@ -85,10 +85,18 @@ public final class DeviceTensor implements AutoCloseable {
     buffer.copyToHost(target);
   }
 
-  /** A new host tensor holding a copy of the elements. */
+  /**
+   * A new host tensor holding a copy of the elements; where the copy fails (the device closed under
+   * the call), the tensor is freed before the error propagates.
+   */
   public HostTensor toHost() {
     HostTensor t = HostTensor.zeros(dtype(), shape);
-    buffer.copyToHost(t);
+    try {
+      buffer.copyToHost(t);
+    } catch (RuntimeException | Error e) {
+      t.close();
+      throw e;
+    }
     return t;
   }
 
