@@ -38,7 +38,8 @@ public final class DefaultSchedules {
   /**
    * The default schedule of {@code op} for {@code target}: the library's template where the
    * operator is a matmul or conv2d (by tag) on C, CUDA or OpenCL and the template lowers at its
-   * default knobs (a symbolic reduction extent can keep it from sizing its local buffers), else the
+   * default knobs (a symbolic reduction extent can keep it from sizing its local buffers; on GPUs a
+   * matmul only where it reads {@code B[k, j]}, not a dense layer's {@code W[j, k]}), else the
    * schedule generated from the compute DAG ({@link dev.kernelgen.autosched.AutoScheduler}) at its
    * untuned pick or at the configured knobs.
    */
@@ -76,6 +77,12 @@ public final class DefaultSchedules {
     if (target == Target.JAVA
         || !(tag.equals(OpSchedules.MATMUL) || tag.equals(OpSchedules.CONV2D_NCHW))) {
       return false;
+    }
+    boolean gpu = target == Target.CUDA || target == Target.OPENCL;
+    if (gpu
+        && tag.equals(OpSchedules.MATMUL)
+        && !MatmulSchedules.readsBReductionMajor(OpSchedules.reductionOf(op.output()))) {
+      return false; // a dense layer's W[j, k]: the GPU template's tiles assume B[k, j]
     }
     try {
       Schedule probe = OpSchedules.defaultSchedule(target, op.output(), Knobs.defaults());
