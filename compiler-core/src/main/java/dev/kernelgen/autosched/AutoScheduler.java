@@ -95,9 +95,8 @@ public final class AutoScheduler {
   /**
    * The configuration chosen without measurement: the defaults and {@value #DRAWS} configurations
    * drawn with a fixed seed from the rules' sketch, ranked by {@code predictor}, the best of them
-   * improved one knob at a time, or by doubling one knob and halving another, while the predicted
-   * cost drops; the pick is the first of that one and the best drawn that lowers (ties: the earlier
-   * drawn), else the naive floor.
+   * improved one knob at a time while the predicted cost drops; the pick is the first of that one
+   * and the best drawn that lowers (ties: the earlier drawn), else the naive floor.
    */
   public static Configuration untunedConfig(
       Target target, List<Tensor> outputs, List<SketchRule> rules, Predictor predictor) {
@@ -134,33 +133,6 @@ public final class AutoScheduler {
           for (int v : knob.getValue()) {
             Map<String, Integer> m = new TreeMap<>(best.values());
             m.put(knob.getKey(), v);
-            Configuration c = Configuration.of(m);
-            double cost = score(target, outputs, c, rules, predictor);
-            if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9)) {
-              best = c;
-              bestCost = cost;
-              improved = true;
-            }
-          }
-        }
-        // Exchange moves: one knob doubled and another halved, the tile's size kept (a 4 x 1
-        // register tile to 2 x 2), which one knob at a time cannot reach without passing through a
-        // worse tile.
-        for (String a : space.knobs().keySet()) {
-          for (String b : space.knobs().keySet()) {
-            if (a.equals(b) || a.equals(SKETCH) || b.equals(SKETCH)) {
-              continue;
-            }
-            int va = best.values().get(a);
-            int vb = best.values().get(b);
-            if (vb % 2 != 0
-                || !space.knobs().get(a).contains(va * 2)
-                || !space.knobs().get(b).contains(vb / 2)) {
-              continue;
-            }
-            Map<String, Integer> m = new TreeMap<>(best.values());
-            m.put(a, va * 2);
-            m.put(b, vb / 2);
             Configuration c = Configuration.of(m);
             double cost = score(target, outputs, c, rules, predictor);
             if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9)) {
