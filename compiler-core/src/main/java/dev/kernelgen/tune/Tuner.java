@@ -8,10 +8,12 @@ import dev.kernelgen.tune.search.LearnedCostModel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -31,6 +33,13 @@ import java.util.function.Consumer;
  */
 public final class Tuner {
   private Tuner() {}
+
+  /**
+   * A space the budget covers is measured in index order only up to this size; a larger one is
+   * searched in the model's order (so that a time limit ends a search at its best candidates, not
+   * at the first indices), the rest appended in index order.
+   */
+  static final long ENUMERATED_SPACE = 16;
 
   /** How a large space is searched. */
   public enum Strategy {
@@ -223,6 +232,8 @@ public final class Tuner {
       }
     }
     int resumed = seen.size();
+    KnownSchedules known = new KnownSchedules(task);
+    seen.values().forEach(known::add);
     CostModel model = new CostModel(space, 3);
     seen.values().forEach(model::add);
     boolean evolutionary = options.strategy() == Strategy.EVOLUTIONARY;
@@ -291,7 +302,7 @@ public final class Tuner {
       }
       if (!batch.isEmpty()) {
         // Known configurations first, alone in their rounds.
-      } else if (exhaustive) {
+      } else if (exhaustive && (!evolutionary || size <= ENUMERATED_SPACE)) {
         while (batch.size() < want && nextIndex < size) {
           Configuration c = space.get(nextIndex++);
           if (!seen.containsKey(c.key())) {
@@ -303,8 +314,23 @@ public final class Tuner {
       } else {
         batch = AnnealingSearch.propose(space, model, seen, want, random);
       }
+      if (exhaustive && batch.size() < want) {
+        // A space the budget covers: whatever the model did not propose, in index order.
+        Set<String> taken = new HashSet<>();
+        batch.forEach(c -> taken.add(c.key()));
+        while (batch.size() < want && nextIndex < size) {
+          Configuration c = space.get(nextIndex++);
+          if (!seen.containsKey(c.key()) && taken.add(c.key())) {
+            batch.add(c);
+          }
+        }
+      }
       if (batch.isEmpty()) {
         break;
+      }
+      batch = known.unmeasured(batch, seen);
+      if (batch.isEmpty()) {
+        continue;
       }
       List<Measurement> got = measurer.measure(task, batch);
       if (evolutionary) {
@@ -321,6 +347,7 @@ public final class Tuner {
       Duration finished = Duration.between(start, Instant.now());
       for (Measurement m : got) {
         seen.put(m.config().key(), m);
+        known.add(m);
         model.add(m);
         measured.add(m);
         if (m.status() != Measurement.Status.INVALID) {

@@ -76,6 +76,17 @@ public record TuningTask(
     return scheduler.apply(Knobs.configured(c.values()));
   }
 
+  /**
+   * The knobs {@code c}'s schedule reads, with their values: two configurations with the same read
+   * knobs build the same schedule (a sketch that ignores another sketch's knobs), since the
+   * scheduler is a function of the knobs it asks for.
+   */
+  public Configuration readKnobs(Configuration c) {
+    Knobs k = Knobs.configured(c.values());
+    scheduler.apply(k);
+    return Configuration.of(k.chosen());
+  }
+
   /** The schedule for {@code c}, lowered. */
   public PrimFunc lower(Schedule s) {
     return Lower.lower(s, kernelName, def.args(), target, null);

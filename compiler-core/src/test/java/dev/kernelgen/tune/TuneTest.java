@@ -237,6 +237,62 @@ public class TuneTest {
     assertThat(r2.best().config().values()).isEqualTo(Map.of("x", 4, "y", 4));
   }
 
+  @Test
+  void configurationsThatScheduleAlikeAreMeasuredOnce() {
+    // Sketch 1 reads no other knob, as a sketch ignores another sketch's knobs: its ten
+    // configurations are one schedule.
+    TuningTask base = matmulTask(4);
+    TuningTask t =
+        new TuningTask(
+            "Test/sketches",
+            Target.C,
+            base.def(),
+            knobs -> {
+              if (knobs.knob("sketch", 0, 1) == 0) {
+                knobs.knob("x", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+              }
+              return base.schedule(base.space().defaults());
+            },
+            "sk");
+    assertThat(t.space().size()).isEqualTo(20);
+    SyntheticCost m = new SyntheticCost();
+    List<TuningRecord> log = new ArrayList<>();
+    Tuner.Options o = Tuner.Options.defaults().withTrials(100).withBatch(4);
+    Tuner.Result r = Tuner.tune(t, m, o, log, batch -> log.addAll(records(t, m, batch)), p -> {});
+    assertThat(m.asked).hasSize(11);
+    assertThat(m.asked.stream().filter(c -> c.values().get("sketch") == 1)).hasSize(1);
+    assertThat(r.measured()).hasSize(11);
+    // Resumed from the log, the other nine are known without measuring.
+    SyntheticCost again = new SyntheticCost();
+    Tuner.tune(t, again, o, log, b -> {}, p -> {});
+    assertThat(again.asked).isEmpty();
+  }
+
+  @Test
+  void aSearchCutByItsTimeLimitFollowsTheModelNotTheIndexOrder() {
+    // 256 configurations, all within the trial budget, but 150 ms a round and 1.8 s in all: at
+    // most 12 rounds of 8. In index order those reach one corner of the grid (time 39 or more);
+    // the model's order heads for the optimum at (15, 15), time 29.
+    TuningTask t = gridTask(16);
+    SyntheticCost slow =
+        new SyntheticCost() {
+          @Override
+          public List<Measurement> measure(TuningTask task, List<Configuration> batch) {
+            try {
+              Thread.sleep(150);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return super.measure(task, batch);
+          }
+        };
+    Tuner.Options o = new Tuner.Options(10_000, 8, 0, Duration.ofMillis(1800), 7, List.of());
+    Tuner.Result r = Tuner.tune(t, slow, o, List.of(), b -> {}, p -> {});
+    assertThat(slow.asked.size()).isLessThanOrEqualTo(12 * 8);
+    assertThat(r.exhaustive()).isFalse();
+    assertThat(r.best().medianUs()).isLessThanOrEqualTo(35.0);
+  }
+
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.EnumSource(Tuner.Strategy.class)
   void largeSpacesAreSearchedWithinTheBudgetAndFindGoodPoints(Tuner.Strategy strategy) {

@@ -10,12 +10,22 @@ import java.util.Locale;
  * files, runs the kernel once and writes its outputs (which the runner checks against the oracle),
  * then times warm-up and repeated calls with {@code clock_gettime(CLOCK_MONOTONIC)}, several calls
  * per sample for short kernels, and prints {@code KG_TIMES median min} in microseconds.
+ *
+ * <p>A slow candidate is timed within a budget: warm-up stops after {@value #WARMUP_BUDGET_US} us
+ * and the samples are cut to what fits in {@value #SAMPLE_BUDGET_US} us (never under three), so a
+ * search over a large operator does not spend most of its time on candidates that lose anyway (a
+ * serial loop nest of a 1024-cubed matmul takes a second a call).
  */
 final class CHarness {
   private CHarness() {}
 
   /** The timing protocol's clock. */
-  static final String CLOCK = "clock_gettime(CLOCK_MONOTONIC), calls batched to 500 us";
+  static final String CLOCK =
+      "clock_gettime(CLOCK_MONOTONIC), calls batched to 500 us, slow candidates"
+          + " sampled within 2 s (at least 3 samples)";
+
+  static final long WARMUP_BUDGET_US = 1_000_000;
+  static final long SAMPLE_BUDGET_US = 2_000_000;
 
   /** The {@code main} that loads, checks and times {@code f}. */
   static String harness(PrimFunc f, int inputs) {
@@ -59,6 +69,12 @@ final class CHarness {
           if (argc < 5) { fprintf(stderr, "usage: data out warmup repeats\\n"); return 2; }
           int warmup = atoi(argv[3]), repeats = atoi(argv[4]);
         """);
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  const double KG_WARMUP_BUDGET_US = %d.0, KG_SAMPLE_BUDGET_US = %d.0;%n",
+            WARMUP_BUDGET_US,
+            SAMPLE_BUDGET_US));
     List<Buffer> ps = f.params();
     int stored = inputs;
     for (int i = 0; i < ps.size(); i++) {
@@ -99,7 +115,10 @@ final class CHarness {
           String.format(
               Locale.ROOT, "  kg_save(argv[2], \"out%d.bin\", a%d, n%d);%n", i - stored, i, i));
     }
-    sb.append("  for (int i = 0; i < warmup; i++) ").append(call).append('\n');
+    sb.append("  double w0 = kg_now_us();\n");
+    sb.append("  for (int i = 0; i < warmup; i++) { ")
+        .append(call)
+        .append(" if (kg_now_us() - w0 > KG_WARMUP_BUDGET_US) break; }\n");
     sb.append(
         """
           double t0 = kg_now_us();
@@ -111,6 +130,12 @@ final class CHarness {
           /* Several calls per sample when one is short, so the clock's resolution does not count. */
           int inner = one >= 500 ? 1 : (int) (500 / (one + 0.01)) + 1;
           if (inner > 10000) inner = 10000;
+          /* A slow candidate: as many samples as fit in the budget, at least 3. */
+          if (one * repeats > KG_SAMPLE_BUDGET_US) {
+            int fit = (int) (KG_SAMPLE_BUDGET_US / one);
+            int cut = fit < 3 ? 3 : fit;
+            if (cut < repeats) repeats = cut;
+          }
           double* s = malloc(sizeof(double) * repeats);
           for (int r = 0; r < repeats; r++) {
             double t = kg_now_us();

@@ -4,11 +4,14 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AnalyticPredictor;
 import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.autosched.SketchRules;
 import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.lower.Lower;
+import dev.kernelgen.measure.CHarnessMeasurer;
 import dev.kernelgen.measure.Modules;
 import dev.kernelgen.measure.WallClockTiming;
 import dev.kernelgen.runtime.DataType;
@@ -29,9 +32,15 @@ import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Reduction;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Tuner;
+import dev.kernelgen.tune.TuningLog;
+import dev.kernelgen.tune.TuningRecord;
+import dev.kernelgen.tune.TuningTask;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -63,6 +72,18 @@ public final class OpsCpuBench {
    */
   private static boolean generated;
 
+  /**
+   * With {@code --tuned LOG}: every operator's schedule is the best generated schedule (no library
+   * template) in LOG, after a search of {@link #tuneSeconds} per operator that appends to it (0:
+   * only read it).
+   */
+  private static Path tunedLog;
+
+  private static int tuneSeconds = 120;
+
+  /** Per operator: the search's trials, seconds, and when 90% of its best was reached. */
+  private static final Map<String, Map<String, Object>> TUNING = new LinkedHashMap<>();
+
   private OpsCpuBench() {}
 
   /** One case: its ours/ORT medians and how far their outputs are apart. */
@@ -93,13 +114,23 @@ public final class OpsCpuBench {
         case "--big" -> big = true;
         case "--only" -> only = args[++i];
         case "--generated" -> generated = true;
+        case "--tuned" -> tunedLog = Path.of(args[++i]);
+        case "--seconds" -> tuneSeconds = Integer.parseInt(args[++i]);
         default -> out = Path.of(args[i]);
       }
     }
     System.out.printf(
         "ops-cpu-bench: %d processors, ours = %s%n",
         Runtime.getRuntime().availableProcessors(),
-        generated ? "the auto-scheduler's untuned C picks (no template)" : "default C schedules");
+        tunedLog != null
+            ? "the auto-scheduler's best tuned C schedules in "
+                + tunedLog
+                + " (no template; "
+                + tuneSeconds
+                + " s of search per operator first)"
+            : generated
+                ? "the auto-scheduler's untuned C picks (no template)"
+                : "default C schedules");
     CpuInfo cpu = CpuInfo.detect();
     System.out.println(cpu.line());
     List<Row> rows = new ArrayList<>();
@@ -139,7 +170,15 @@ public final class OpsCpuBench {
     doc.put("bench", "ops-cpu");
     doc.put("processors", Runtime.getRuntime().availableProcessors());
     doc.put("machine", cpu.toJson());
-    doc.put("timing", "median wall-clock us per call; ours = kernelgen default C schedule");
+    doc.put(
+        "timing",
+        "median wall-clock us per call; ours = "
+            + (tunedLog != null
+                ? "best generated C schedule in " + tunedLog
+                : generated ? "untuned generated C schedule" : "kernelgen default C schedule"));
+    if (tunedLog != null) {
+      doc.put("tuning", TUNING);
+    }
     doc.put("results", json);
     if (out.getParent() != null) {
       Files.createDirectories(out.getParent());
@@ -284,9 +323,11 @@ public final class OpsCpuBench {
     }
     Knobs knobs = Knobs.configured(values);
     Schedule s =
-        generated
-            ? AutoScheduler.schedule(Target.C, op.outputs(), knobs)
-            : DefaultSchedules.forTarget(Target.C, op, knobs);
+        tunedLog != null
+            ? AutoScheduler.generate(Target.C, op.outputs(), knobs = tuned(name, op))
+            : generated
+                ? AutoScheduler.schedule(Target.C, op.outputs(), knobs)
+                : DefaultSchedules.forTarget(Target.C, op, knobs);
     PrimFunc f = Lower.lower(s, name, op.args(), Target.C, null);
     String source = CCodegen.generate(List.of(f), "ops_" + name);
     // -Dops.dump=DIR writes the generated C beside the run, for reading what the schedule became.
@@ -304,6 +345,73 @@ public final class OpsCpuBench {
                 new ArrayList<>(
                     Collections.nCopies(f.params().size(), KernelSignature.ParamKind.POINTER))));
     return new Kernel(fn, knobs.chosen());
+  }
+
+  /**
+   * The knobs of the best record of {@code op}'s generated schedules in the tuning log, after a
+   * search of {@link #tuneSeconds} that starts from the untuned pick and appends to the log (a
+   * second run resumes from it). Candidates are timed by the C harness in their own processes and
+   * checked against the naive loop nest's result.
+   */
+  private static Knobs tuned(String name, OperatorDef op) {
+    TuningTask task =
+        new TuningTask(
+            "OpsCpuBench/" + name + shapeLabel(op),
+            Target.C,
+            op,
+            knobs -> AutoScheduler.generate(Target.C, op.outputs(), knobs),
+            name);
+    List<TuningRecord> previous = TuningLog.read(tunedLog, line -> System.out.println("  " + line));
+    String device = CHarnessMeasurer.cpuName();
+    if (tuneSeconds > 0) {
+      Configuration pick =
+          AutoScheduler.untunedConfig(
+              Target.C, op.outputs(), SketchRules.defaults(), new AnalyticPredictor());
+      int cores = Runtime.getRuntime().availableProcessors();
+      try (CHarnessMeasurer m =
+          new CHarnessMeasurer(NativeToolchain.fromEnvironment(), cores, 3, 15, 120)) {
+        device = m.deviceName();
+        Tuner.Result r =
+            Tuner.tune(
+                task,
+                m,
+                Tuner.Options.defaults()
+                    .withTrials(100_000)
+                    .withBatch(Integer.getInteger("ops.batch", 8))
+                    .withPatience(0)
+                    .withTimeLimit(Duration.ofSeconds(tuneSeconds))
+                    .withFirst(List.of(pick)),
+                previous,
+                batch -> TuningLog.append(tunedLog, TuningRecord.of(task, m, batch)),
+                p -> {});
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("search_s", r.elapsed().toMillis() / 1e3);
+        t.put("trials", r.measured().size());
+        t.put("resumed", r.resumed());
+        t.put("failed", r.failed());
+        t.put("trials_to_90", r.trialsTo90());
+        t.put("seconds_to_90", r.timeTo90().toMillis() / 1e3);
+        TUNING.put(name + shapeLabel(op), t);
+        System.out.printf(
+            "  tuned %s: %d trial(s) in %.1f s (%d from the log); %s%n",
+            task.operator(),
+            r.measured().size(),
+            r.elapsed().toMillis() / 1e3,
+            r.resumed(),
+            r.reachedLine());
+      }
+      previous = TuningLog.read(tunedLog, line -> {});
+    }
+    TuningLog.Lookup best =
+        TuningLog.best(previous, task.operator(), Target.C.name(), task.shape(), device);
+    if (best.best().isEmpty()) {
+      throw new IllegalStateException(task.operator() + ": " + best.reason());
+    }
+    return Knobs.configured(best.best().get().config().values());
+  }
+
+  private static String shapeLabel(OperatorDef op) {
+    return TuningTask.shapeOf(op).get(0).toString().replace(" ", "");
   }
 
   private static float[] random(long seed, long count) {
