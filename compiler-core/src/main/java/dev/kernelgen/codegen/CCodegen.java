@@ -32,7 +32,9 @@ import java.util.OptionalLong;
  * return this status (hand-written C kernels return nothing).
  *
  * <p>Parallel loops become {@code #pragma omp parallel for}, vectorized ones {@code #pragma omp
- * simd}, unrolled ones {@code #pragma GCC unroll}. Thread-bound loops run serially.
+ * simd}, unrolled ones {@code #pragma GCC unroll}. Thread-bound loops run serially. A vectorized
+ * loop that writes a row of a large output is printed twice ({@link StreamingStores}): with
+ * non-temporal stores where the ISA has them and the row is aligned, else as the plain loop.
  */
 public final class CCodegen extends CLikePrinter {
   /** Allocations up to this size with a constant size live on the stack. */
@@ -186,6 +188,11 @@ public final class CCodegen extends CLikePrinter {
           vectorReduction(f, acc);
           return;
         }
+        Store out = StreamingStores.streamedStore(f);
+        if (out != null) {
+          streamingStores(f, out);
+          return;
+        }
         pragmas.add("#pragma omp simd");
       }
       case UNROLLED -> {
@@ -259,8 +266,79 @@ public final class CCodegen extends CLikePrinter {
     names.restore(accVar, prev);
   }
 
+  /**
+   * A row stored with non-temporal stores where the ISA has them and the row's start is aligned to
+   * the vector (checked at run time), else the plain vectorized loop: each vector of values is
+   * computed into an aligned lane array by a vectorized loop and streamed out whole; a fence after
+   * the row orders the streaming stores before what follows.
+   */
+  private void streamingStores(For f, Store st) {
+    if (!func.params().contains(st.buffer())) {
+      serialFor(f, List.of("#pragma omp simd"));
+      return;
+    }
+    helper("kg_stream_f32", StreamingStores.HELPER);
+    Expr base = StreamingStores.rowBase(st.index(), f.loopVar());
+    String out = names.of(st.buffer(), func.name());
+    line("{");
+    line("#if defined(KG_STREAM_WIDTH)");
+    indent();
+    line(
+        "if ((((uintptr_t) &"
+            + out
+            + "["
+            + expr(base, true)
+            + "]) & (sizeof(float) * KG_STREAM_WIDTH - 1)) == 0) {");
+    indent();
+    String prev = names.current(f.loopVar());
+    String v = names.bind(f.loopVar(), f.loopVar().name());
+    Var laneVar = new Var("lane", f.loopVar().dtype());
+    String prevLane = names.current(laneVar);
+    String lane = names.bind(laneVar, laneVar.name());
+    String ty = typeName(f.loopVar().dtype());
+    line(
+        "for ("
+            + ty
+            + " "
+            + v
+            + " = 0; "
+            + v
+            + " < "
+            + loopEnd(f)
+            + "; "
+            + v
+            + " += KG_STREAM_WIDTH) {");
+    indent();
+    line("float kg_lanes[KG_STREAM_WIDTH] __attribute__((aligned(64)));");
+    line("#pragma omp simd");
+    line("for (" + ty + " " + lane + " = 0; " + lane + " < KG_STREAM_WIDTH; ++" + lane + ") {");
+    indent();
+    Expr value =
+        dev.kernelgen.te.Substitute.apply(
+            st.value(), java.util.Map.of(f.loopVar(), new Binary(BinOp.ADD, f.loopVar(), laneVar)));
+    line("kg_lanes[" + lane + "] = " + expr(value, true) + ";");
+    dedent();
+    line("}");
+    line("kg_stream_f32(&" + load(st.buffer(), st.index()) + ", kg_lanes);");
+    dedent();
+    line("}");
+    names.restore(laneVar, prevLane);
+    names.restore(f.loopVar(), prev);
+    line("_mm_sfence();");
+    dedent();
+    line("} else");
+    line("#endif");
+    line("{");
+    indent();
+    serialFor(f, List.of("#pragma omp simd"));
+    dedent();
+    line("}");
+    dedent();
+    line("}");
+  }
+
   /** Whether {@code e} loads from {@code buffer}. */
-  private static boolean reads(Expr e, Buffer buffer) {
+  static boolean reads(Expr e, Buffer buffer) {
     boolean[] found = {false};
     new ExprVisitor() {
       @Override
