@@ -69,7 +69,9 @@ record ChildProcess(int exit, String output, boolean timedOut) {
   private static boolean waitFor(Process p, long startSeconds, Path started, long timeoutSeconds)
       throws InterruptedException {
     if (started == null) {
-      return p.waitFor(startSeconds, TimeUnit.SECONDS);
+      // A limit of 0 s leaves no time at all: deciding by whether the child happened to end
+      // before this call would make the outcome a race.
+      return startSeconds > 0 && p.waitFor(startSeconds, TimeUnit.SECONDS);
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(startSeconds);
     boolean seen = false;
