@@ -140,24 +140,33 @@ public final class AutoScheduler {
     if (start != null) {
       // Coordinate descent from the best drawn that fits: one knob at a time, or one knob doubled
       // and another halved, while the cost drops and the kernel stays within MAX_STATEMENTS.
-      Configuration best = start.config();
-      double bestCost = start.cost();
+      final class Climb {
+        Configuration best = start.config();
+        double bestCost = start.cost();
+        boolean improved;
+
+        /** Takes {@code best} with {@code changes} made, where that lowers the cost and fits. */
+        void offer(Map<String, Integer> changes) {
+          Map<String, Integer> m = new TreeMap<>(best.values());
+          m.putAll(changes);
+          Configuration c = Configuration.of(m);
+          double cost = score(target, outputs, c, rules, predictor);
+          if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9) && fits.test(c)) {
+            best = c;
+            bestCost = cost;
+            improved = true;
+          }
+        }
+      }
+      Climb climb = new Climb();
       for (int round = 0; round < CLIMB_ROUNDS; round++) {
-        boolean improved = false;
+        climb.improved = false;
         for (var knob : space.knobs().entrySet()) {
           if (knob.getKey().equals(SKETCH)) {
             continue;
           }
           for (int v : knob.getValue()) {
-            Map<String, Integer> m = new TreeMap<>(best.values());
-            m.put(knob.getKey(), v);
-            Configuration c = Configuration.of(m);
-            double cost = score(target, outputs, c, rules, predictor);
-            if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9) && fits.test(c)) {
-              best = c;
-              bestCost = cost;
-              improved = true;
-            }
+            climb.offer(Map.of(knob.getKey(), v));
           }
         }
         // Exchange moves: one knob doubled and another halved, the tile's size kept (a 4 x 1
@@ -168,30 +177,20 @@ public final class AutoScheduler {
             if (a.equals(b) || a.equals(SKETCH) || b.equals(SKETCH)) {
               continue;
             }
-            int va = best.values().get(a);
-            int vb = best.values().get(b);
-            if (vb % 2 != 0
-                || !space.knobs().get(a).contains(va * 2)
-                || !space.knobs().get(b).contains(vb / 2)) {
-              continue;
-            }
-            Map<String, Integer> m = new TreeMap<>(best.values());
-            m.put(a, va * 2);
-            m.put(b, vb / 2);
-            Configuration c = Configuration.of(m);
-            double cost = score(target, outputs, c, rules, predictor);
-            if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9) && fits.test(c)) {
-              best = c;
-              bestCost = cost;
-              improved = true;
+            int va = climb.best.values().get(a);
+            int vb = climb.best.values().get(b);
+            if (vb % 2 == 0
+                && space.knobs().get(a).contains(va * 2)
+                && space.knobs().get(b).contains(vb / 2)) {
+              climb.offer(Map.of(a, va * 2, b, vb / 2));
             }
           }
         }
-        if (!improved) {
+        if (!climb.improved) {
           break;
         }
       }
-      candidates.add(best);
+      candidates.add(climb.best);
     }
     for (Scored s : scored.subList(0, Math.min(4, scored.size()))) {
       candidates.add(s.config());

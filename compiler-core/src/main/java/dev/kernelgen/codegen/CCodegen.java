@@ -188,7 +188,7 @@ public final class CCodegen extends CLikePrinter {
           vectorReduction(f, acc);
           return;
         }
-        Store out = StreamingStores.streamedStore(f);
+        Store out = StreamingStores.streamedStore(f, func.params());
         if (out != null) {
           streamingStores(f, out);
           return;
@@ -273,10 +273,6 @@ public final class CCodegen extends CLikePrinter {
    * the row orders the streaming stores before what follows.
    */
   private void streamingStores(For f, Store st) {
-    if (!func.params().contains(st.buffer())) {
-      serialFor(f, List.of("#pragma omp simd"));
-      return;
-    }
     helper("kg_stream_f32", StreamingStores.HELPER);
     Expr base = StreamingStores.rowBase(st.index(), f.loopVar());
     String out = names.of(st.buffer(), func.name());

@@ -2,6 +2,7 @@ package dev.kernelgen.codegen;
 
 import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FreeVars;
@@ -9,6 +10,7 @@ import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.Store;
+import java.util.List;
 
 /**
  * Which C loops store with non-temporal (streaming) stores, and the per-ISA helper that does it:
@@ -42,16 +44,17 @@ final class StreamingStores {
 
   /**
    * The body of {@code f} when it writes a large float output row with non-temporal (streaming)
-   * stores: one store to a float32 parameter of at least {@value #STREAM_BYTES} bytes (constant
-   * shape), at {@code base + v} for the loop variable {@code v}, which runs from 0 over a constant
-   * multiple of 16, the stored value not reading the output. Such an output is written once, in
-   * whole cache lines, and does not fit in the caches, so ordinary stores first read every line
-   * they write (a 4096 x 4096 softmax on two AVX-512 cores: 11.9 ms with them, 8.4 ms streamed).
-   * Else null.
+   * stores: one store to a float32 parameter (one of {@code params}) of at least {@value
+   * #STREAM_BYTES} bytes (constant shape), at {@code base + v} for the loop variable {@code v},
+   * which runs from 0 over a constant multiple of 16, the stored value not reading the output. Such
+   * an output is written once, in whole cache lines, and does not fit in the caches, so ordinary
+   * stores first read every line they write (a 4096 x 4096 softmax on two AVX-512 cores: 11.9 ms
+   * with them, 8.4 ms streamed). Else null.
    */
-  static Store streamedStore(For f) {
+  static Store streamedStore(For f, List<Buffer> params) {
     if (!f.pragmas().isEmpty()
         || !(f.body() instanceof Store st)
+        || !params.contains(st.buffer())
         || st.buffer().dtype() != DType.FLOAT32
         || !(f.min() instanceof IntImm lo && lo.value() == 0)
         || !(f.extent() instanceof IntImm n && n.value() % 16 == 0)

@@ -303,19 +303,14 @@ public final class Tuner {
       if (!batch.isEmpty()) {
         // Known configurations first, alone in their rounds.
       } else if (exhaustive && (!evolutionary || size <= ENUMERATED_SPACE)) {
-        while (batch.size() < want && nextIndex < size) {
-          Configuration c = space.get(nextIndex++);
-          if (!seen.containsKey(c.key())) {
-            batch.add(c);
-          }
-        }
+        // A small space, or no learned model: all of it in index order, below.
       } else if (evolutionary) {
         batch = evolution.propose(space, features, learned, seen, want, random);
       } else {
         batch = AnnealingSearch.propose(space, model, seen, want, random);
       }
       if (exhaustive && batch.size() < want) {
-        // A space the budget covers: whatever the model did not propose, in index order.
+        // A space the budget covers: in index order, after what the model proposed.
         Set<String> taken = new HashSet<>();
         batch.forEach(c -> taken.add(c.key()));
         while (batch.size() < want && nextIndex < size) {

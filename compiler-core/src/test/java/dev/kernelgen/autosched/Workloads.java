@@ -2,13 +2,19 @@ package dev.kernelgen.autosched;
 
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.exp;
+import static dev.kernelgen.te.TE.f32;
 import static dev.kernelgen.te.TE.placeholder;
 import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.select;
 import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
+import static dev.kernelgen.te.TE.var;
 
 import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.topi.Conv;
@@ -96,5 +102,57 @@ record Workloads(String name, List<Tensor> outputs, Map<Var, Long> dims) {
     Tensor dw = Nn.depthwiseConv2dNchw(in, fd, 1, 1, Padding.same(10, 7, 3, 3, 1, 1, 1), 1);
     Tensor out = pointwise(dw, placeholder("FilterPw", FLOAT32, 6, ch));
     return new Workloads("block_symbolic_c", List.of(out), Map.of(ch, 5L));
+  }
+
+  /** A user's conv + batch norm + swish over symbolic dims, as the conv-bn-swish sample's. */
+  static Workloads symbolicConvBnSwish() {
+    Var n = var("n");
+    Var c = var("c");
+    Var h = var("h");
+    Var w = var("w");
+    Var k = var("k");
+    Tensor x = placeholder("x", FLOAT32, n, c, h, w);
+    Tensor weight = placeholder("weight", FLOAT32, k, c, 3, 3);
+    Tensor gamma = placeholder("gamma", FLOAT32, k);
+    Tensor beta = placeholder("beta", FLOAT32, k);
+    Tensor padded =
+        compute(
+            "Padded",
+            shape(n, c, h.add(2), w.add(2)),
+            (b, ci, i, j) ->
+                select(
+                    TE.all(i.ge(1), i.le(h), j.ge(1), j.le(w)),
+                    x.at(b, ci, i.sub(1), j.sub(1)),
+                    f32(0)));
+    IterVar rc = reduceAxis(c, "rc");
+    IterVar ry = reduceAxis(3, "ry");
+    IterVar rx = reduceAxis(3, "rx");
+    Tensor conv =
+        compute(
+            "Conv",
+            shape(n, k, h, w),
+            (b, f, i, j) ->
+                sum(
+                    padded
+                        .at(b, rc.var(), i.add(ry.var()), j.add(rx.var()))
+                        .mul(weight.at(f, rc.var(), ry.var(), rx.var())),
+                    rc,
+                    ry,
+                    rx));
+    Tensor bn =
+        compute(
+            "BatchNorm",
+            shape(n, k, h, w),
+            (b, f, i, j) -> conv.at(b, f, i, j).mul(gamma.at(f)).add(beta.at(f)));
+    Tensor swish =
+        compute(
+            "Swish",
+            shape(n, k, h, w),
+            (b, f, i, j) -> {
+              Expr y = bn.at(b, f, i, j);
+              return y.div(f32(1).add(exp(f32(0).sub(y))));
+            });
+    return new Workloads(
+        "conv_bn_swish_symbolic", List.of(swish), Map.of(n, 2L, c, 3L, h, 5L, w, 7L, k, 4L));
   }
 }
