@@ -22,7 +22,8 @@ import java.util.Map;
  *       shared memory or read once per pass.
  *   <li>GPU, tiles: 128 to 512 threads per block, at least two blocks and 256 threads per SM, tiles
  *       that divide constant extents, a register tile of 4 to 32 per thread, shared staging of
- *       reused inputs, reduction steps of at least 8.
+ *       reused inputs, reduction steps of at least 8; where a reduction has few steps per output
+ *       ({@link #littleReuse}), the machine filled with threads and the warps' accesses coalesced.
  * </ul>
  *
  * <p>It assumes fixed machines (8 cores; 132 SMs), so that the pick does not depend on the build
@@ -138,6 +139,37 @@ public final class AnalyticPredictor implements Predictor {
     return idle / busy + tree;
   }
 
+  /**
+   * A reduction of fewer steps than this per output element (a pooling window, a depthwise filter)
+   * reuses its inputs too little for register tiles and shared staging to pay: it is bound by
+   * latency and memory, as the naive kernel with a thread per output is.
+   */
+  static final double LITTLE_REUSE = 32;
+
+  /**
+   * GPU tiles of a reduction with little reuse: the machine filled with threads that have work (at
+   * least half of the {@value #SM_THREADS} an SM holds: each thread's chain of loads and index
+   * arithmetic is then hidden behind the others'), tiles that divide the extents, a warp's reads
+   * and writes in whole sectors (a run of {@code L} bytes costs about {@code L + 32} bytes of
+   * sectors), no barrier for a shared copy that the caches make anyway. A register tile only
+   * lengthens each thread's serial chain.
+   */
+  private static double littleReuse(Map<String, Double> n) {
+    double threads = get(n, "gpu.active_threads", get(n, "gpu.total_threads", 1));
+    double cost = 1 / Math.min(1, threads / (SMS * SM_THREADS / 2.0));
+    double bytes = 4 * get(n, "gpu.warp_run", 32);
+    cost *= (bytes + 32) / bytes;
+    if (get(n, "gpu.shared", 0) > 0) {
+      cost *= 1.25;
+    }
+    cost *= Math.pow(2, get(n, "gpu.ragged", 0));
+    double reg = get(n, "gpu.reg_tile", 1);
+    if (reg > 64) {
+      cost *= reg / 64;
+    }
+    return cost;
+  }
+
   private static double gpu(Map<String, Double> n) {
     double cost = 1;
     if (n.containsKey("gpu.row_threads")) {
@@ -162,6 +194,9 @@ public final class AnalyticPredictor implements Predictor {
       return cost;
     }
     cost /= Math.min(1, get(n, "gpu.blocks", 1) / (2.0 * SMS));
+    if (get(n, "gpu.reduce", 1024) < LITTLE_REUSE) {
+      return cost * littleReuse(n);
+    }
     // Enough threads in all to hide memory latency: at least 256 per SM.
     cost /= Math.min(1, get(n, "gpu.total_threads", 1) / (256.0 * SMS));
     // Each thread's register tile: reuse grows with it up to about 16 accumulators per thread,

@@ -34,6 +34,7 @@ final class GpuTiling {
     long threads = 1;
     long regTile = 1;
     double blocks = 1;
+    double active = 1; // the threads with an output to compute
     int ragged = 0;
     for (int d = 0; d < n; d++) {
       long e = ComputeDag.extent(axes.get(d));
@@ -47,11 +48,17 @@ final class GpuTiling {
       regTile *= reg[d];
       long ext = e > 0 ? e : 1024;
       blocks *= Math.ceil((double) ext / ((long) th[d] * reg[d]));
+      active *= Math.ceil((double) ext / reg[d]);
       if (e > 0 && e % ((long) th[d] * reg[d]) != 0) {
         ragged++; // every register of the tile is guarded
       }
     }
     List<IterVar> rs = local.reduceAxis();
+    double reduce = 1;
+    for (IterVar r : rs) {
+      long e = ComputeDag.extent(r);
+      reduce *= e > 0 ? e : MultiLevelTiling.SYMBOLIC_EXTENT;
+    }
     boolean stageable = !reused.isEmpty();
     for (int k = 1; k < rs.size(); k++) {
       stageable &= ComputeDag.extent(rs.get(k)) > 0;
@@ -112,10 +119,32 @@ final class GpuTiling {
     state.note(red, "gpu.reg_tile", regTile);
     state.note(red, "gpu.blocks", blocks);
     state.note(red, "gpu.total_threads", blocks * threads);
+    state.note(red, "gpu.active_threads", active);
     state.note(red, "gpu.ragged", ragged);
     state.note(red, "gpu.shared", shared);
     state.note(red, "gpu.reused", reused.size());
     state.note(red, "gpu.tile_k", tileK);
+    state.note(red, "gpu.reduce", reduce);
+    state.note(red, "gpu.warp_run", warpRun(axes, th, reg));
+  }
+
+  /**
+   * The consecutive output elements that one warp's threads write, at most: the threads along the
+   * innermost axis (at most a warp of them) times its register tile, continued over the next axis
+   * where the block's threads cover whole rows one after the other.
+   */
+  static double warpRun(List<IterVar> axes, int[] th, int[] reg) {
+    int n = axes.size();
+    int lanes = Math.min(32, th[n - 1]);
+    long e = ComputeDag.extent(axes.get(n - 1));
+    double run = (double) lanes * reg[n - 1];
+    if (e > 0) {
+      run = Math.min(run, e);
+    }
+    if (n > 1 && lanes < 32 && e > 0 && (long) th[n - 1] * reg[n - 1] == e && reg[n - 2] == 1) {
+      run *= Math.min(th[n - 2], Math.max(1, 32 / th[n - 1]));
+    }
+    return run;
   }
 
   /**
