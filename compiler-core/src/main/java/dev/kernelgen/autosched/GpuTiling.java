@@ -63,7 +63,11 @@ final class GpuTiling {
     for (int k = 1; k < rs.size(); k++) {
       stageable &= ComputeDag.extent(rs.get(k)) > 0;
     }
-    int tileK = state.knob(red, "tile_k", TileChoices.of(ComputeDag.extent(rs.get(0)), 32, 8));
+    long k0 = ComputeDag.extent(rs.get(0));
+    int tileK = state.knob(red, "tile_k", TileChoices.of(k0, 32, 8));
+    if (k0 > 0 && k0 % tileK != 0) {
+      ragged++; // the reduction's inner loop has a varying bound
+    }
     int shared = state.knob(red, "shared", stageable ? new int[] {1, 0} : new int[] {0});
     UserError.check(
         threads <= MAX_THREADS,
@@ -129,19 +133,21 @@ final class GpuTiling {
   }
 
   /**
-   * The consecutive output elements that one warp's threads write, at most: the threads along the
-   * innermost axis (at most a warp of them) times its register tile, continued over the next axis
-   * where the block's threads cover whole rows one after the other.
+   * The consecutive elements that one warp instruction reads or writes along the output's innermost
+   * axis: the threads along it (at most a warp of them), continued over the next axis where they
+   * cover whole rows one after the other. A register tile along the innermost axis puts a thread's
+   * elements next to each other, so neighbouring threads are that tile apart: each instruction then
+   * touches one element per sector.
    */
   static double warpRun(List<IterVar> axes, int[] th, int[] reg) {
     int n = axes.size();
+    if (reg[n - 1] > 1) {
+      return 1;
+    }
     int lanes = Math.min(32, th[n - 1]);
     long e = ComputeDag.extent(axes.get(n - 1));
-    double run = (double) lanes * reg[n - 1];
-    if (e > 0) {
-      run = Math.min(run, e);
-    }
-    if (n > 1 && lanes < 32 && e > 0 && (long) th[n - 1] * reg[n - 1] == e && reg[n - 2] == 1) {
+    double run = e > 0 ? Math.min(lanes, e) : lanes;
+    if (n > 1 && lanes < 32 && e > 0 && th[n - 1] == e && reg[n - 2] == 1) {
       run *= Math.min(th[n - 2], Math.max(1, 32 / th[n - 1]));
     }
     return run;
