@@ -109,7 +109,8 @@ public final class AutoScheduler {
    * drawn with a fixed seed from the rules' sketch, ranked by {@code predictor}, the best of them
    * improved one knob at a time, or by doubling one knob and halving another, while the predicted
    * cost drops; the pick is the first of that one and the best drawn that lowers (ties: the earlier
-   * drawn), else the naive floor.
+   * drawn), else the naive floor; on GPUs the naive floor also where the predictor ranks it at
+   * least as fast ({@link #naiveAtLeastAsFast}).
    */
   public static Configuration untunedConfig(
       Target target, List<Tensor> outputs, List<SketchRule> rules, Predictor predictor) {
@@ -197,10 +198,38 @@ public final class AutoScheduler {
     }
     for (Configuration c : candidates) {
       if (fits.test(c)) {
-        return c;
+        return naiveAtLeastAsFast(target, outputs, c, rules, predictor) ? withSketch(c, NAIVE) : c;
       }
     }
     return withSketch(space.defaults(), NAIVE);
+  }
+
+  /**
+   * Whether {@code predictor} ranks the naive kernel at least as fast as the rules' pick {@code c}:
+   * weighed on GPUs where every tiled stage is a reduction with little reuse ({@link
+   * GpuTiling#naiveNotes}). There a tiling the model cannot tell apart from a thread per output
+   * gains nothing it can see, and the naive kernel is the simpler one (on an H200 it was 1-7%
+   * faster than such picks: depthwise, max pool, the seed's fused depthwise at 9.0 against 10.2
+   * us).
+   */
+  private static boolean naiveAtLeastAsFast(
+      Target target,
+      List<Tensor> outputs,
+      Configuration c,
+      List<SketchRule> rules,
+      Predictor predictor) {
+    if (target != Target.CUDA && target != Target.OPENCL) {
+      return false;
+    }
+    Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
+    Map<String, Double> naive = GpuTiling.naiveNotes(b.notes());
+    if (naive == null) {
+      return false;
+    }
+    Configuration n = withSketch(c, NAIVE);
+    Schedule ns = build(target, outputs, Knobs.configured(n.values()), rules, Map.of()).schedule();
+    double pick = predictor.cost(new Candidate(target, outputs, c, b.schedule(), b.notes()));
+    return predictor.cost(new Candidate(target, outputs, n, ns, naive)) <= pick;
   }
 
   /** The predicted cost of {@code c}; NaN where it is not a legal point. */

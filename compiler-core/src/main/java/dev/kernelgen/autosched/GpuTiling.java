@@ -8,6 +8,8 @@ import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The GPU structure of {@link MultiLevelTiling} (Ansor's "SSSRRSRS" without virtual threads): every
@@ -35,6 +37,7 @@ final class GpuTiling {
     long regTile = 1;
     double blocks = 1;
     double active = 1; // the threads with an output to compute
+    double outputs = 1;
     int ragged = 0;
     for (int d = 0; d < n; d++) {
       long e = ComputeDag.extent(axes.get(d));
@@ -49,6 +52,7 @@ final class GpuTiling {
       long ext = e > 0 ? e : 1024;
       blocks *= Math.ceil((double) ext / ((long) th[d] * reg[d]));
       active *= Math.ceil((double) ext / reg[d]);
+      outputs *= ext;
       if (e > 0 && e % ((long) th[d] * reg[d]) != 0) {
         ragged++; // every register of the tile is guarded
       }
@@ -130,6 +134,47 @@ final class GpuTiling {
     state.note(red, "gpu.tile_k", tileK);
     state.note(red, "gpu.reduce", reduce);
     state.note(red, "gpu.warp_run", warpRun(axes, th, reg));
+    state.note(red, "gpu.outputs", outputs);
+  }
+
+  /**
+   * The notes of the naive kernel ({@link NaiveSchedule}: a thread per output element, blocks of
+   * {@value NaiveSchedule#THREADS}, the reduction whole in each thread) in this rule's vocabulary,
+   * from the notes the rules left for the same operator; null unless every noted stage is a
+   * reduction with little reuse tiled here ({@link AnalyticPredictor#LITTLE_REUSE}), the one case
+   * where the two kernels are alike enough to be weighed by the same terms.
+   */
+  static Map<String, Double> naiveNotes(Map<String, Double> ruleNotes) {
+    Map<String, Map<String, Double>> stages = new TreeMap<>();
+    for (var e : ruleNotes.entrySet()) {
+      int at = e.getKey().lastIndexOf('/');
+      stages
+          .computeIfAbsent(e.getKey().substring(0, at), k -> new TreeMap<>())
+          .put(e.getKey().substring(at + 1), e.getValue());
+    }
+    Map<String, Double> out = new TreeMap<>();
+    for (var st : stages.entrySet()) {
+      Map<String, Double> n = st.getValue();
+      Double outputs = n.get("gpu.outputs");
+      if (outputs == null || n.getOrDefault("gpu.reduce", 1e9) >= AnalyticPredictor.LITTLE_REUSE) {
+        return null;
+      }
+      double threads = NaiveSchedule.THREADS;
+      double blocks = Math.ceil(outputs / threads);
+      Map<String, Double> m = new TreeMap<>(n);
+      m.put("gpu.threads", threads);
+      m.put("gpu.reg_tile", 1.0);
+      m.put("gpu.blocks", blocks);
+      m.put("gpu.total_threads", blocks * threads);
+      m.put("gpu.active_threads", outputs);
+      m.put("gpu.ragged", outputs % threads == 0 ? 0.0 : 1.0);
+      m.put("gpu.shared", 0.0);
+      m.put("gpu.warp_run", 32.0);
+      for (var e : m.entrySet()) {
+        out.put(st.getKey() + "/" + e.getKey(), e.getValue());
+      }
+    }
+    return out.isEmpty() ? null : out;
   }
 
   /**
