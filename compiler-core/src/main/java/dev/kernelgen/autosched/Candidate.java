@@ -25,6 +25,11 @@ public record Candidate(
 
   /** The notes per stage ({@code <stage>/<key>} split), stages in name order. */
   public Map<String, Map<String, Double>> stageNotes() {
+    return byStage(notes);
+  }
+
+  /** {@code notes} per stage ({@code <stage>/<key>} split), stages in name order. */
+  static Map<String, Map<String, Double>> byStage(Map<String, Double> notes) {
     Map<String, Map<String, Double>> out = new java.util.TreeMap<>();
     for (var e : notes.entrySet()) {
       int at = e.getKey().lastIndexOf('/');

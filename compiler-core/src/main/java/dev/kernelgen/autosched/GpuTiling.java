@@ -145,15 +145,8 @@ final class GpuTiling {
    * where the two kernels are alike enough to be weighed by the same terms.
    */
   static Map<String, Double> naiveNotes(Map<String, Double> ruleNotes) {
-    Map<String, Map<String, Double>> stages = new TreeMap<>();
-    for (var e : ruleNotes.entrySet()) {
-      int at = e.getKey().lastIndexOf('/');
-      stages
-          .computeIfAbsent(e.getKey().substring(0, at), k -> new TreeMap<>())
-          .put(e.getKey().substring(at + 1), e.getValue());
-    }
     Map<String, Double> out = new TreeMap<>();
-    for (var st : stages.entrySet()) {
+    for (var st : Candidate.byStage(ruleNotes).entrySet()) {
       Map<String, Double> n = st.getValue();
       Double outputs = n.get("gpu.outputs");
       if (outputs == null || n.getOrDefault("gpu.reduce", 1e9) >= AnalyticPredictor.LITTLE_REUSE) {
