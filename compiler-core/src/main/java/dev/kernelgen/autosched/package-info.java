@@ -28,7 +28,8 @@
  * dev.kernelgen.autosched.AutoScheduler#untunedConfig} draws configurations with a fixed seed,
  * ranks them with a {@link dev.kernelgen.autosched.Predictor} (the shipped {@link
  * dev.kernelgen.autosched.AnalyticPredictor}; a learned model can replace it) and takes the best
- * that lowers: deterministic, so two builds are byte-identical, and cheap (schedules are built, not
- * measured; one is lowered).
+ * that lowers, or on GPUs the naive floor where every tiled stage is a reduction with little reuse
+ * and the predictor ranks the floor at least as fast: deterministic, so two builds are
+ * byte-identical, and cheap (schedules are built, not measured; one is lowered).
  */
 package dev.kernelgen.autosched;
