@@ -213,6 +213,9 @@ public final class Builder implements AutoCloseable {
    * builder compiled before is not compiled again ({@link CompiledBinaries}).
    */
   public BuildResult compile(BuildResult b) {
+    if (b.failure() != null) {
+      return b; // nothing to compile: the print failed, and says why
+    }
     try {
       byte[] binary =
           switch (b.target()) {

@@ -95,4 +95,47 @@ class BuilderTest {
       assertThat(good.withSource(good.source()).ok()).isFalse();
     }
   }
+
+  @Test
+  void aGpuCandidateOverTheDevicesLimitsIsInvalidWithTheReasonNotACrash() {
+    // The limits are checked when the source is printed; the build then has nothing to compile
+    // (it threw a NullPointerException from the binary cache, failing the whole batch).
+    var a = dev.kernelgen.te.TE.placeholder("A", dev.kernelgen.te.TE.FLOAT32, 64, 64);
+    var bt = dev.kernelgen.te.TE.placeholder("B", dev.kernelgen.te.TE.FLOAT32, 64, 64);
+    var def =
+        dev.kernelgen.spec.OperatorDef.of(List.of(a, bt), dev.kernelgen.topi.Linalg.matmul(a, bt));
+    TuningTask t =
+        new TuningTask(
+            "BuilderTest/matmul",
+            Target.CUDA,
+            def,
+            k -> dev.kernelgen.autosched.AutoScheduler.generate(Target.CUDA, def.outputs(), k),
+            "k");
+    Configuration staged =
+        Configuration.of(
+            Map.of(
+                "MatMul.reg0",
+                4,
+                "MatMul.reg1",
+                4,
+                "MatMul.threads0",
+                8,
+                "MatMul.threads1",
+                8,
+                "MatMul.tile_k",
+                8,
+                "MatMul.shared",
+                1,
+                "sketch",
+                0));
+    try (Builder b = Builder.forGpu(TC, 2, new dev.kernelgen.tune.GpuLimits(1024, 1024), 90)) {
+      List<BuildResult> built = b.build(t, List.of(staged, staged));
+      for (BuildResult r : built) {
+        assertThat(r.failure()).isEqualTo(Measurement.Status.INVALID);
+        assertThat(r.error())
+            .contains("bytes of shared memory per block, more than the device's 1024");
+      }
+      assertThat(b.compiles()).isZero();
+    }
+  }
 }
