@@ -4,11 +4,11 @@
 Usage: python3 bench/ops_torch.py OUT_JSON [--ours OURS_JSON --merged MERGED_JSON] [--only TEXT]
 
 Workloads, the same as dev.kernelgen.bench.gpu.OpsGpuBench:
-  matmul_{1024,2048,4096}     torch.matmul (cuBLAS)
+  matmul_{1024,2048,4096}     torch.matmul (cuBLAS); _auto: the same beside our generated pick
   softmax_4096x4096           torch.softmax(x, dim=-1)
   softmax_{4096x4096,16384x1024}_auto     torch.softmax(x, dim=-1)
   layer_norm_{4096x4096,16384x1024}_auto  F.layer_norm(x, (cols,), gamma, beta, eps=1e-5)
-  conv2d_{1,32}x64x56x56_f64  F.conv2d 3x3, padding 1 (cuDNN, benchmark mode)
+  conv2d_{1,32}x64x56x56_f64  F.conv2d 3x3, padding 1 (cuDNN, benchmark mode); _auto: as matmul's
   conv_bn_swish_{1x64x56x56_k64,8x32x28x28_k32}  the conv + batch norm + swish sample's operator:
       torch_*: eager F.conv2d -> F.batch_norm (running statistics, eps 1e-5) -> F.silu (3 kernels);
       torch_folded_*: batch norm folded into the conv's weight and bias, then F.silu (2 kernels,
@@ -98,7 +98,8 @@ def workloads():
     for n in (1024, 2048, 4096):
         a, b = rand(n, n), rand(n, n)
         out = torch.empty(n, n, device=dev)
-        yield f"matmul_{n}", 2.0 * n**3, 0, (lambda a=a, b=b, out=out: torch.matmul(a, b, out=out))
+        for name in (f"matmul_{n}", f"matmul_{n}_auto"):  # the template, the generated pick
+            yield name, 2.0 * n**3, 0, (lambda a=a, b=b, out=out: torch.matmul(a, b, out=out))
     x = rand(4096, 4096)
     yield "softmax_4096x4096", 0, 2 * 4 * x.numel(), (lambda x=x: torch.softmax(x, dim=-1))
     # The same row normalisations that OpsGpuBench schedules with the auto-scheduler (no template).
@@ -113,8 +114,8 @@ def workloads():
     for batch in (1, 32):
         inp, w = rand(batch, 64, 56, 56), rand(64, 64, 3, 3)
         flops = 2.0 * batch * 64 * 56 * 56 * 64 * 9
-        yield f"conv2d_{batch}x64x56x56_f64", flops, 0, (
-            lambda inp=inp, w=w: F.conv2d(inp, w, padding=1))
+        for name in (f"conv2d_{batch}x64x56x56_f64", f"conv2d_{batch}x64x56x56_f64_auto"):
+            yield name, flops, 0, (lambda inp=inp, w=w: F.conv2d(inp, w, padding=1))
 
 
 CONV_BN_SWISH = ((1, 64, 56, 56, 64), (8, 32, 28, 28, 32))

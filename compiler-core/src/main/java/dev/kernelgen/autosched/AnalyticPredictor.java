@@ -107,6 +107,9 @@ public final class AnalyticPredictor implements Predictor {
 
   static final int SM_BLOCKS = 32;
 
+  /** The 32-bit registers of an SM. */
+  static final double SM_REGISTERS = 65536;
+
   static final double SM_SHARED = 228 * 1024;
 
   /**
@@ -210,11 +213,28 @@ public final class AnalyticPredictor implements Predictor {
     if (get(n, "gpu.reused", 0) > 0 && get(n, "gpu.shared", 0) == 0) {
       cost *= 2;
     }
+    // Latency is hidden by the warps resident on an SM: at least 512 threads, limited by the
+    // blocks' shared tiles and by registers (a register tile of r takes about r + 32 per thread).
+    double sharedBytes = get(n, "gpu.shared_bytes", 0);
+    double blocksPerSm = Math.min(SM_BLOCKS, Math.floor(SM_THREADS / threads));
+    if (sharedBytes > 0) {
+      blocksPerSm = Math.min(blocksPerSm, Math.floor(SM_SHARED / sharedBytes));
+    }
+    double resident = Math.min(blocksPerSm * threads, SM_REGISTERS / (reg + 32));
+    cost /= Math.min(1, Math.max(resident, 1) / 512);
+    // A block's multiply-adds per element it loads of the reused inputs per reduction step: below
+    // a few dozen, the loads from L2 (and the barriers per step) compete with the arithmetic.
+    cost *= 1 + 8 / Math.max(get(n, "gpu.block_intensity", 1e9), 1e-3);
     cost *= Math.pow(2, get(n, "gpu.ragged", 0));
-    double tk = get(n, "gpu.tile_k", 8);
+    // Reduction steps per barrier pair: a tile_k chunk times the reduce axes after the first (a
+    // convolution's 3 x 3 taps), at least 8.
+    double tk = get(n, "gpu.step_reduce", get(n, "gpu.tile_k", 8));
     if (tk < 8) {
       cost *= 8 / tk;
     }
+    // A register tile along the output's innermost axis puts neighbouring threads that tile
+    // apart: their stores are not coalesced and their shared reads fall in fewer banks.
+    cost *= 1 + 0.05 * (get(n, "gpu.reg_inner", 1) - 1);
     return cost;
   }
 }

@@ -14,6 +14,7 @@ import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tune.ConfigSpace;
 import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.GpuLimits;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -232,6 +233,12 @@ public final class AutoScheduler {
     return predictor.cost(new Candidate(target, outputs, n, ns, naive)) <= pick;
   }
 
+  /** The notes the rules leave for {@code c} ({@code stage/key}): what the predictor weighs. */
+  static Map<String, Double> notes(Target target, List<Tensor> outputs, Configuration c) {
+    return build(target, outputs, Knobs.configured(c.values()), SketchRules.defaults(), Map.of())
+        .notes();
+  }
+
   /** The predicted cost of {@code c}; NaN where it is not a legal point. */
   private static double score(
       Target target,
@@ -254,14 +261,19 @@ public final class AutoScheduler {
     return k.space();
   }
 
-  /** Whether {@code c} lowers, to at most {@value #MAX_STATEMENTS} statements. */
+  /**
+   * Whether {@code c} lowers, to at most {@value #MAX_STATEMENTS} statements, and on GPUs within
+   * the limits every CUDA device meets (a kernel over them cannot launch anywhere).
+   */
   private static boolean fits(
       Target target, List<Tensor> outputs, Configuration c, List<SketchRule> rules) {
     Schedule s = build(target, outputs, Knobs.configured(c.values()), rules, Map.of()).schedule();
     List<Tensor> args = new ArrayList<>(s.inputs());
     args.addAll(s.outputs());
     try {
-      return statements(Lower.lower(s, "probe", args, target, null)) <= MAX_STATEMENTS;
+      PrimFunc f = Lower.lower(s, "probe", args, target, null);
+      boolean gpu = target == Target.CUDA || target == Target.OPENCL;
+      return statements(f) <= MAX_STATEMENTS && (!gpu || GpuLimits.cudaDefault().check(f) == null);
     } catch (UserError | CompilerBug e) {
       return false;
     }

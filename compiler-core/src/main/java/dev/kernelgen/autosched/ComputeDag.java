@@ -99,6 +99,33 @@ final class ComputeDag {
   }
 
   /**
+   * Whether {@code consumer} reuses {@code t}, or {@code t} is an inlined stage (padding) that the
+   * consumer's own body reads with reuse: staging such a tensor computes the inlined stage in the
+   * load, bounds checks and all, once per element of the tile, not once per use.
+   */
+  static boolean reusesOrIsInlinedAndReused(Schedule s, Stage consumer, Tensor t) {
+    if (reuses(s, consumer, t)) {
+      return true;
+    }
+    if (t.op() instanceof PlaceholderOp || s.stage(t).attachType() != AttachType.INLINE) {
+      return false;
+    }
+    List<List<Expr>> direct = directReads(consumer).getOrDefault(t, List.of());
+    for (List<Expr> idx : direct) {
+      Set<Var> used = new HashSet<>();
+      for (Expr i : idx) {
+        used.addAll(FreeVars.of(i));
+      }
+      for (IterVar a : consumer.axis()) {
+        if (!used.contains(a.var()) && !isOne(a)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
    * Whether every read of {@code t} by {@code consumer} is at exactly its data axes, in order (a
    * constant 0 counts for an axis of extent 1, as broadcasting reads it).
    */

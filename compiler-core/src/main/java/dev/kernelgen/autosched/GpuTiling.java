@@ -44,9 +44,12 @@ final class GpuTiling {
       int pt = d == n - 1 ? 16 : (d == n - 2 ? 16 : 1);
       int pr = d >= n - 2 ? 4 : 1;
       boolean last2 = d >= n - 2;
-      int cap = n == 1 ? 256 : d == n - 1 ? 64 : last2 ? 32 : 4;
+      // Outer axes of a rank-3+ output (a convolution's channels) tile as wide as the last two:
+      // an input that does not depend on one is reused across all of its tile.
+      boolean wide = last2 || n >= 4;
+      int cap = n == 1 ? 256 : d == n - 1 ? 64 : wide ? 32 : 4;
       th[d] = state.knob(red, "threads" + d, TileChoices.of(e, cap, n == 1 ? 128 : pt));
-      reg[d] = state.knob(red, "reg" + d, TileChoices.of(e, last2 ? 8 : 2, pr));
+      reg[d] = state.knob(red, "reg" + d, TileChoices.of(e, wide ? 8 : 2, pr));
       threads *= th[d];
       regTile *= reg[d];
       long ext = e > 0 ? e : 1024;
@@ -79,6 +82,24 @@ final class GpuTiling {
         red.name(),
         threads,
         MAX_THREADS);
+    // What one reduction step (a tile_k chunk) of a block reads of the reused inputs: the shared
+    // tiles' elements, and the block's multiply-adds over them.
+    long[] range = new long[n];
+    for (int d = 0; d < n; d++) {
+      range[d] = (long) th[d] * reg[d];
+    }
+    double tileElems = 0;
+    for (Tensor t : reused) {
+      tileElems += footprint(s, local, t, range, tileK);
+    }
+    double stepWork = tileK;
+    for (int d = 0; d < n; d++) {
+      stepWork *= range[d];
+    }
+    for (int k = 1; k < rs.size(); k++) {
+      long e = ComputeDag.extent(rs.get(k));
+      stepWork *= e > 0 ? e : MultiLevelTiling.SYMBOLIC_EXTENT;
+    }
     List<Stage> fetches = new ArrayList<>();
     if (shared == 1) {
       for (Tensor t : reused) {
@@ -132,9 +153,95 @@ final class GpuTiling {
     state.note(red, "gpu.shared", shared);
     state.note(red, "gpu.reused", reused.size());
     state.note(red, "gpu.tile_k", tileK);
+    state.note(red, "gpu.step_reduce", stepWork / Math.max(1, outputsPerBlock(range)));
+    state.note(red, "gpu.reg_inner", reg[n - 1]);
     state.note(red, "gpu.reduce", reduce);
     state.note(red, "gpu.warp_run", warpRun(axes, th, reg));
     state.note(red, "gpu.outputs", outputs);
+    state.note(red, "gpu.shared_bytes", shared == 1 ? 4 * tileElems : 0);
+    state.note(red, "gpu.block_intensity", tileElems > 0 ? stepWork / tileElems : 1e9);
+  }
+
+  private static double outputsPerBlock(long[] range) {
+    double p = 1;
+    for (long r : range) {
+      p *= r;
+    }
+    return p;
+  }
+
+  /**
+   * The elements of {@code t} that {@code local} reads over a block's tile ({@code range} points
+   * along each data axis, {@code tileK} along the first reduce axis, the others whole): per
+   * dimension the span of its index over those ranges (sums of axes times constants; any other
+   * index spans the dimension), at most the dimension's extent.
+   */
+  static double footprint(Schedule s, Stage local, Tensor t, long[] range, int tileK) {
+    java.util.Map<dev.kernelgen.te.Var, Long> span = new java.util.HashMap<>();
+    for (int d = 0; d < local.axis().size(); d++) {
+      span.put(local.axis(d).var(), range[d]);
+    }
+    List<IterVar> rs = local.reduceAxis();
+    for (int k = 0; k < rs.size(); k++) {
+      long e = ComputeDag.extent(rs.get(k));
+      span.put(
+          rs.get(k).var(),
+          k == 0 ? (long) tileK : e > 0 ? e : (long) MultiLevelTiling.SYMBOLIC_EXTENT);
+    }
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, t);
+    if (reads.isEmpty()) {
+      reads = ComputeDag.directReads(local).getOrDefault(t, List.of()); // inlined: padding
+    }
+    if (reads.isEmpty()) {
+      return 0;
+    }
+    double elems = 1;
+    List<dev.kernelgen.te.Expr> idx = reads.get(0);
+    for (int d = 0; d < idx.size(); d++) {
+      long dim =
+          t.shape().get(d) instanceof dev.kernelgen.te.IntImm c
+              ? c.value()
+              : (long) MultiLevelTiling.SYMBOLIC_EXTENT;
+      long[] lh = interval(idx.get(d), span);
+      long w = lh == null ? dim : lh[1] - lh[0] + 1;
+      elems *= Math.min(w, dim);
+    }
+    return elems;
+  }
+
+  /** The least and greatest value of {@code e} with each variable in [0, span); null if unknown. */
+  private static long[] interval(
+      dev.kernelgen.te.Expr e, java.util.Map<dev.kernelgen.te.Var, Long> span) {
+    if (e instanceof dev.kernelgen.te.IntImm c) {
+      return new long[] {c.value(), c.value()};
+    }
+    if (e instanceof dev.kernelgen.te.Var v) {
+      Long r = span.get(v);
+      return r == null ? null : new long[] {0, r - 1};
+    }
+    if (e instanceof dev.kernelgen.te.Cast c) {
+      return interval(c.value(), span);
+    }
+    if (e instanceof dev.kernelgen.te.Binary b) {
+      long[] x = interval(b.a(), span);
+      long[] y = interval(b.b(), span);
+      if (x == null || y == null) {
+        return null;
+      }
+      return switch (b.op()) {
+        case ADD -> new long[] {x[0] + y[0], x[1] + y[1]};
+        case SUB -> new long[] {x[0] - y[1], x[1] - y[0]};
+        case MUL -> {
+          long[] p = {x[0] * y[0], x[0] * y[1], x[1] * y[0], x[1] * y[1]};
+          yield new long[] {
+            Math.min(Math.min(p[0], p[1]), Math.min(p[2], p[3])),
+            Math.max(Math.max(p[0], p[1]), Math.max(p[2], p[3]))
+          };
+        }
+        default -> null;
+      };
+    }
+    return null;
   }
 
   /**

@@ -39,7 +39,7 @@ final class MultiLevelTiling implements SketchRule {
     Stage consumer = fusibleConsumer(state, red);
     List<Tensor> reused = new ArrayList<>();
     for (Tensor t : red.tensor().op().inputs()) {
-      if (ComputeDag.reuses(s, red, t) && !reused.contains(t)) {
+      if (ComputeDag.reusesOrIsInlinedAndReused(s, red, t) && !reused.contains(t)) {
         reused.add(t);
       }
     }

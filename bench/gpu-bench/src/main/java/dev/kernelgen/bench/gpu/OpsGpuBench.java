@@ -3,6 +3,7 @@ package dev.kernelgen.bench.gpu;
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.measure.LaunchTiming;
 import dev.kernelgen.runtime.DataType;
@@ -33,8 +34,9 @@ import java.util.Random;
  * 4096] (the library's lanes formulation), softmax and layer norm over [4096, 4096] and [16384,
  * 1024] as written ({@link RowNormCases}: the auto-scheduler's untuned pick, no template), 3x3
  * conv2d on [1,64,56,56] and [32,64,56,56] with 64 filters, each with kernelgen's untuned default
- * schedule ({@link DefaultSchedules}, knobs at their defaults); and the conv + batch norm + swish
- * sample through its generated launcher ({@link ConvBnSwishGpu}: its tuned configuration).
+ * schedule ({@link DefaultSchedules}, knobs at their defaults), and again ({@code _auto} rows) with
+ * the auto-scheduler's untuned pick (no template); and the conv + batch norm + swish sample through
+ * its generated launcher ({@link ConvBnSwishGpu}: its tuned configuration).
  *
  * <p>First every default schedule is checked against the oracle on small ragged shapes, on this
  * device; then each workload is compiled, run once and spot-checked against float64 sums on the
@@ -206,20 +208,19 @@ public final class OpsGpuBench {
     for (int n : new int[] {1024, 2048, 4096}) {
       Tensor a = placeholder("A", FLOAT32, n, n);
       Tensor b = placeholder("B", FLOAT32, n, n);
-      cs.add(
-          new Case(
-              "matmul_" + n,
-              OperatorDef.of(List.of(a, b), Linalg.matmul(a, b)),
-              2.0 * n * n * n,
-              (in, flat) -> {
-                long i = flat / n;
-                long j = flat % n;
-                double s = 0;
-                for (int k = 0; k < n; k++) {
-                  s += (double) in.get(0)[(int) (i * n + k)] * in.get(1)[(int) (k * n + j)];
-                }
-                return s;
-              }));
+      Reference ref =
+          (in, flat) -> {
+            long i = flat / n;
+            long j = flat % n;
+            double s = 0;
+            for (int k = 0; k < n; k++) {
+              s += (double) in.get(0)[(int) (i * n + k)] * in.get(1)[(int) (k * n + j)];
+            }
+            return s;
+          };
+      OperatorDef mm = OperatorDef.of(List.of(a, b), Linalg.matmul(a, b));
+      cs.add(new Case("matmul_" + n, mm, 2.0 * n * n * n, ref));
+      cs.add(new Case("matmul_" + n + "_auto", mm, 2.0 * n * n * n, ref, generated(mm)));
     }
     int rows = 4096;
     int cols = 4096;
@@ -243,35 +244,41 @@ public final class OpsGpuBench {
       int fo = 64;
       Tensor in = placeholder("Input", FLOAT32, batch, c, h, w);
       Tensor f = placeholder("Filter", FLOAT32, fo, c, 3, 3);
-      cs.add(
-          new Case(
-              "conv2d_" + batch + "x64x56x56_f64",
-              OperatorDef.of(
-                  List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1)),
-              2.0 * batch * fo * h * w * c * 9,
-              (ins, flat) -> {
-                int xx = (int) (flat % w);
-                int yy = (int) (flat / w % h);
-                int ff = (int) (flat / ((long) w * h) % fo);
-                int nn = (int) (flat / ((long) w * h * fo));
-                double s = 0;
-                for (int cc = 0; cc < c; cc++) {
-                  for (int di = 0; di < 3; di++) {
-                    for (int dj = 0; dj < 3; dj++) {
-                      int iy = yy + di - 1;
-                      int ix = xx + dj - 1;
-                      if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
-                        s +=
-                            (double) ins.get(0)[((nn * c + cc) * h + iy) * w + ix]
-                                * ins.get(1)[((ff * c + cc) * 3 + di) * 3 + dj];
-                      }
-                    }
+      OperatorDef conv =
+          OperatorDef.of(List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1));
+      double flops = 2.0 * batch * fo * h * w * c * 9;
+      Reference ref =
+          (ins, flat) -> {
+            int xx = (int) (flat % w);
+            int yy = (int) (flat / w % h);
+            int ff = (int) (flat / ((long) w * h) % fo);
+            int nn = (int) (flat / ((long) w * h * fo));
+            double s = 0;
+            for (int cc = 0; cc < c; cc++) {
+              for (int di = 0; di < 3; di++) {
+                for (int dj = 0; dj < 3; dj++) {
+                  int iy = yy + di - 1;
+                  int ix = xx + dj - 1;
+                  if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
+                    s +=
+                        (double) ins.get(0)[((nn * c + cc) * h + iy) * w + ix]
+                            * ins.get(1)[((ff * c + cc) * 3 + di) * 3 + dj];
                   }
                 }
-                return s;
-              }));
+              }
+            }
+            return s;
+          };
+      String name = "conv2d_" + batch + "x64x56x56_f64";
+      cs.add(new Case(name, conv, flops, ref));
+      cs.add(new Case(name + "_auto", conv, flops, ref, generated(conv)));
     }
     return cs;
+  }
+
+  /** The auto-scheduler's untuned CUDA pick of {@code op}: no template, no tuning record. */
+  private static Schedule generated(OperatorDef op) {
+    return AutoScheduler.untuned(Target.CUDA, op.outputs());
   }
 
   /** The knob settings that {@code --conv-configs} names (see the class comment); none for null. */
