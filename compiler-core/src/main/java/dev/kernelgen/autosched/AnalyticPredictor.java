@@ -202,15 +202,22 @@ public final class AnalyticPredictor implements Predictor {
     }
     // Enough threads in all to hide memory latency: at least 256 per SM.
     cost /= Math.min(1, get(n, "gpu.total_threads", 1) / (256.0 * SMS));
-    // Each thread's register tile: reuse grows with it up to about 16 accumulators per thread,
-    // registers run out beyond 64.
+    // Each thread's register tile: its loads from shared memory per multiply-add fall as it grows
+    // up to 64 accumulators (8 x 8; on the H200 a matmul 2048 took 538 us at 8 x 8, 612 at 8 x 4,
+    // 726 at 4 x 4), registers run out beyond. Blocks over 256 threads (at 512: 734-809 us against
+    // 538-617 at 128-256) hold more registers each and fewer fit an SM.
     double reg = get(n, "gpu.reg_tile", 1);
-    if (reg < 16) {
-      cost *= Math.pow(16 / reg, 0.1);
+    if (reg < 64) {
+      cost *= Math.pow(64 / reg, 0.25);
     } else if (reg > 64) {
       cost *= reg / 64;
     }
-    if (get(n, "gpu.reused", 0) > 0 && get(n, "gpu.shared", 0) == 0) {
+    if (threads > 256) {
+      cost *= Math.sqrt(threads / 256);
+    }
+    // A reused input read from global memory in the multiply-adds (not staged, or its tile too
+    // large for shared memory): 1387 against 456 us for an H200 conv2d staged.
+    if (get(n, "gpu.unstaged", get(n, "gpu.shared", 0) == 0 ? get(n, "gpu.reused", 0) : 0) > 0) {
       cost *= 2;
     }
     // Latency is hidden by the warps resident on an SM: at least 512 threads, limited by the
@@ -233,8 +240,15 @@ public final class AnalyticPredictor implements Predictor {
       cost *= 8 / tk;
     }
     // A register tile along the output's innermost axis puts neighbouring threads that tile
-    // apart: their stores are not coalesced and their shared reads fall in fewer banks.
-    cost *= 1 + 0.05 * (get(n, "gpu.reg_inner", 1) - 1);
+    // apart: their stores are not coalesced and their shared reads fall in fewer banks, unless
+    // the tile is whole 16-byte vectors the native compiler can load and store at once, which a
+    // window sliding along that axis (a convolution's x + dj) does not allow either (an H200
+    // conv2d with a row tile of 7: 591 us; of 1, with the same reuse elsewhere: 324-400 us).
+    double inner = get(n, "gpu.reg_inner", 1);
+    cost *= 1 + 0.05 * (inner - 1);
+    if (inner > 1 && (inner % 4 != 0 || get(n, "gpu.inner_window", 0) > 0)) {
+      cost *= 1.5; // (an H200 conv2d [1,64,56,56]: a row tile of 4 33.5 us, of 1 27.8 us)
+    }
     return cost;
   }
 }

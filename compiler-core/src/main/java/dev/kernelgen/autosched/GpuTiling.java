@@ -18,7 +18,8 @@ import java.util.TreeMap;
  * loops onto threadIdx.x, the register loops unrolled inside. Each thread accumulates its register
  * tile in {@code local} scope over the reduction, whose first axis is split by knob {@code tile_k};
  * where knob {@code shared} is 1, the inputs that the block's threads reuse are staged in shared
- * memory per {@code tile_k} step, loaded by all threads together (coalesced). Every buffer is a
+ * memory per {@code tile_k} step, loaded by all threads together (coalesced), an inlined input
+ * (padding) with its bounds checks computed in the load where its tile fits. Every buffer is a
  * constant tile: staging is offered only when the reduce axes after the first have constant
  * extents.
  */
@@ -26,6 +27,14 @@ final class GpuTiling {
   private GpuTiling() {}
 
   static final int MAX_THREADS = 1024;
+
+  /** The shared memory per block that every CUDA device has. */
+  static final long SHARED_BYTES = 48 * 1024;
+
+  private static boolean inlined(Schedule s, Tensor t) {
+    return !(t.op() instanceof dev.kernelgen.te.PlaceholderOp)
+        && s.stage(t).attachType() == dev.kernelgen.schedule.AttachType.INLINE;
+  }
 
   static void apply(SketchState state, Stage red, Stage tiled, Stage local, List<Tensor> reused) {
     Schedule s = state.schedule();
@@ -89,8 +98,24 @@ final class GpuTiling {
       range[d] = (long) th[d] * reg[d];
     }
     double tileElems = 0;
+    Map<Tensor, Double> elems = new java.util.HashMap<>();
+    double stagedElems = 0;
     for (Tensor t : reused) {
-      tileElems += footprint(s, local, t, range, tileK);
+      elems.put(t, footprint(s, local, t, range, tileK));
+      tileElems += elems.get(t);
+      stagedElems += inlined(s, t) ? 0 : elems.get(t);
+    }
+    // An inlined input (padding) is staged only where its tile fits beside the others within the
+    // shared memory every CUDA device has: else its loads stay in the multiply-adds, as a tuning
+    // record made before such inputs were staged expects.
+    java.util.Set<Tensor> staged = new java.util.HashSet<>();
+    for (Tensor t : reused) {
+      if (!inlined(s, t)) {
+        staged.add(t);
+      } else if (4 * (stagedElems + elems.get(t)) <= SHARED_BYTES) {
+        staged.add(t);
+        stagedElems += elems.get(t);
+      }
     }
     double stepWork = tileK;
     for (int d = 0; d < n; d++) {
@@ -100,10 +125,13 @@ final class GpuTiling {
       long e = ComputeDag.extent(rs.get(k));
       stepWork *= e > 0 ? e : MultiLevelTiling.SYMBOLIC_EXTENT;
     }
+    boolean window = slidesAlongInnermost(s, local, reused); // before the reads go to the copies
     List<Stage> fetches = new ArrayList<>();
     if (shared == 1) {
       for (Tensor t : reused) {
-        fetches.add(s.stage(s.cacheRead(t, "shared", local.tensor())));
+        if (staged.contains(t)) {
+          fetches.add(s.stage(s.cacheRead(t, "shared", local.tensor())));
+        }
       }
     }
     List<IterVar> blk = new ArrayList<>();
@@ -152,14 +180,44 @@ final class GpuTiling {
     state.note(red, "gpu.ragged", ragged);
     state.note(red, "gpu.shared", shared);
     state.note(red, "gpu.reused", reused.size());
+    state.note(red, "gpu.unstaged", shared == 1 ? reused.size() - staged.size() : reused.size());
     state.note(red, "gpu.tile_k", tileK);
     state.note(red, "gpu.step_reduce", stepWork / Math.max(1, outputsPerBlock(range)));
     state.note(red, "gpu.reg_inner", reg[n - 1]);
+    state.note(red, "gpu.inner_window", window ? 1 : 0);
     state.note(red, "gpu.reduce", reduce);
     state.note(red, "gpu.warp_run", warpRun(axes, th, reg));
     state.note(red, "gpu.outputs", outputs);
-    state.note(red, "gpu.shared_bytes", shared == 1 ? 4 * tileElems : 0);
+    state.note(red, "gpu.shared_bytes", shared == 1 ? 4 * stagedElems : 0);
     state.note(red, "gpu.block_intensity", tileElems > 0 ? stepWork / tileElems : 1e9);
+  }
+
+  /**
+   * Whether some reused input is read along the output's innermost axis plus a reduce axis (a
+   * convolution's {@code x + dj}): the register tile's elements then start at every offset, and the
+   * native compiler cannot load them as vectors.
+   */
+  private static boolean slidesAlongInnermost(Schedule s, Stage local, List<Tensor> reused) {
+    dev.kernelgen.te.Var inner = local.axis(local.axis().size() - 1).var();
+    java.util.Set<dev.kernelgen.te.Var> red = new java.util.HashSet<>();
+    for (IterVar r : local.reduceAxis()) {
+      red.add(r.var());
+    }
+    for (Tensor t : reused) {
+      List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, t);
+      if (reads.isEmpty()) {
+        reads = ComputeDag.directReads(local).getOrDefault(t, List.of());
+      }
+      for (List<dev.kernelgen.te.Expr> idx : reads) {
+        for (dev.kernelgen.te.Expr e : idx) {
+          java.util.Set<dev.kernelgen.te.Var> vs = dev.kernelgen.te.FreeVars.of(e);
+          if (vs.contains(inner) && vs.stream().anyMatch(red::contains)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   private static double outputsPerBlock(long[] range) {

@@ -3,6 +3,7 @@ package dev.kernelgen.bench.gpu;
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
+import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.measure.LaunchTiming;
