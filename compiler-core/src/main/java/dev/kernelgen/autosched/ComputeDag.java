@@ -84,18 +84,7 @@ final class ComputeDag {
    * data axis of the consumer (extent other than 1) that no index of some read depends on.
    */
   static boolean reuses(Schedule s, Stage consumer, Tensor t) {
-    for (List<Expr> idx : reads(s, consumer, t)) {
-      Set<Var> used = new HashSet<>();
-      for (Expr i : idx) {
-        used.addAll(FreeVars.of(i));
-      }
-      for (IterVar a : consumer.axis()) {
-        if (!used.contains(a.var()) && !isOne(a)) {
-          return true;
-        }
-      }
-    }
-    return false;
+    return reusedAt(consumer, reads(s, consumer, t));
   }
 
   /**
@@ -104,14 +93,26 @@ final class ComputeDag {
    * load, bounds checks and all, once per element of the tile, not once per use.
    */
   static boolean reusesOrIsInlinedAndReused(Schedule s, Stage consumer, Tensor t) {
-    if (reuses(s, consumer, t)) {
-      return true;
-    }
-    if (t.op() instanceof PlaceholderOp || s.stage(t).attachType() != AttachType.INLINE) {
-      return false;
-    }
-    List<List<Expr>> direct = directReads(consumer).getOrDefault(t, List.of());
-    for (List<Expr> idx : direct) {
+    return reusedAt(consumer, readsOrOwn(s, consumer, t));
+  }
+
+  /**
+   * The index lists at which {@code consumer} reads {@code t}: inlined stages expanded, or where
+   * {@code t} is itself inlined (and so expanded away), the consumer's own reads of it.
+   */
+  static List<List<Expr>> readsOrOwn(Schedule s, Stage consumer, Tensor t) {
+    List<List<Expr>> r = reads(s, consumer, t);
+    return r.isEmpty() && isInlined(s, t) ? directReads(consumer).getOrDefault(t, List.of()) : r;
+  }
+
+  /** Whether {@code t} is a computed stage inlined into its readers. */
+  static boolean isInlined(Schedule s, Tensor t) {
+    return !(t.op() instanceof PlaceholderOp) && s.stage(t).attachType() == AttachType.INLINE;
+  }
+
+  /** Whether some read at {@code reads} leaves a data axis of {@code consumer} unused. */
+  private static boolean reusedAt(Stage consumer, List<List<Expr>> reads) {
+    for (List<Expr> idx : reads) {
       Set<Var> used = new HashSet<>();
       for (Expr i : idx) {
         used.addAll(FreeVars.of(i));

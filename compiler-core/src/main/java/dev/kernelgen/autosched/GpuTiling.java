@@ -31,11 +31,6 @@ final class GpuTiling {
   /** The shared memory per block that every CUDA device has. */
   static final long SHARED_BYTES = 48 * 1024;
 
-  private static boolean inlined(Schedule s, Tensor t) {
-    return !(t.op() instanceof dev.kernelgen.te.PlaceholderOp)
-        && s.stage(t).attachType() == dev.kernelgen.schedule.AttachType.INLINE;
-  }
-
   static void apply(SketchState state, Stage red, Stage tiled, Stage local, List<Tensor> reused) {
     Schedule s = state.schedule();
     List<IterVar> axes = tiled.axis();
@@ -103,14 +98,14 @@ final class GpuTiling {
     for (Tensor t : reused) {
       elems.put(t, footprint(s, local, t, range, tileK));
       tileElems += elems.get(t);
-      stagedElems += inlined(s, t) ? 0 : elems.get(t);
+      stagedElems += ComputeDag.isInlined(s, t) ? 0 : elems.get(t);
     }
     // An inlined input (padding) is staged only where its tile fits beside the others within the
     // shared memory every CUDA device has: else its loads stay in the multiply-adds, as a tuning
     // record made before such inputs were staged expects.
     java.util.Set<Tensor> staged = new java.util.HashSet<>();
     for (Tensor t : reused) {
-      if (!inlined(s, t)) {
+      if (!ComputeDag.isInlined(s, t)) {
         staged.add(t);
       } else if (4 * (stagedElems + elems.get(t)) <= SHARED_BYTES) {
         staged.add(t);
@@ -204,10 +199,7 @@ final class GpuTiling {
       red.add(r.var());
     }
     for (Tensor t : reused) {
-      List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, t);
-      if (reads.isEmpty()) {
-        reads = ComputeDag.directReads(local).getOrDefault(t, List.of());
-      }
+      List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
       for (List<dev.kernelgen.te.Expr> idx : reads) {
         for (dev.kernelgen.te.Expr e : idx) {
           java.util.Set<dev.kernelgen.te.Var> vs = dev.kernelgen.te.FreeVars.of(e);
@@ -246,10 +238,7 @@ final class GpuTiling {
           rs.get(k).var(),
           k == 0 ? (long) tileK : e > 0 ? e : (long) MultiLevelTiling.SYMBOLIC_EXTENT);
     }
-    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, t);
-    if (reads.isEmpty()) {
-      reads = ComputeDag.directReads(local).getOrDefault(t, List.of()); // inlined: padding
-    }
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
     if (reads.isEmpty()) {
       return 0;
     }
