@@ -28,9 +28,6 @@ final class GpuTiling {
 
   static final int MAX_THREADS = 1024;
 
-  /** The shared memory per block that every CUDA device has. */
-  static final long SHARED_BYTES = 48 * 1024;
-
   static void apply(SketchState state, Stage red, Stage tiled, Stage local, List<Tensor> reused) {
     Schedule s = state.schedule();
     List<IterVar> axes = tiled.axis();
@@ -107,18 +104,20 @@ final class GpuTiling {
     for (Tensor t : reused) {
       if (!ComputeDag.isInlined(s, t)) {
         staged.add(t);
-      } else if (4 * (stagedElems + elems.get(t)) <= SHARED_BYTES) {
+      } else if (4 * (stagedElems + elems.get(t))
+          <= dev.kernelgen.tune.GpuLimits.cudaDefault().maxSharedBytesPerBlock()) {
         staged.add(t);
         stagedElems += elems.get(t);
       }
     }
-    double stepWork = tileK;
-    for (int d = 0; d < n; d++) {
-      stepWork *= range[d];
-    }
+    double stepReduce = tileK; // reduction steps per tile_k chunk, for each output
     for (int k = 1; k < rs.size(); k++) {
       long e = ComputeDag.extent(rs.get(k));
-      stepWork *= e > 0 ? e : MultiLevelTiling.SYMBOLIC_EXTENT;
+      stepReduce *= e > 0 ? e : MultiLevelTiling.SYMBOLIC_EXTENT;
+    }
+    double stepWork = stepReduce;
+    for (int d = 0; d < n; d++) {
+      stepWork *= range[d];
     }
     boolean window = slidesAlongInnermost(s, local, reused); // before the reads go to the copies
     List<Stage> fetches = new ArrayList<>();
@@ -177,7 +176,7 @@ final class GpuTiling {
     state.note(red, "gpu.reused", reused.size());
     state.note(red, "gpu.unstaged", shared == 1 ? reused.size() - staged.size() : reused.size());
     state.note(red, "gpu.tile_k", tileK);
-    state.note(red, "gpu.step_reduce", stepWork / Math.max(1, outputsPerBlock(range)));
+    state.note(red, "gpu.step_reduce", stepReduce);
     state.note(red, "gpu.reg_inner", reg[n - 1]);
     state.note(red, "gpu.inner_window", window ? 1 : 0);
     state.note(red, "gpu.reduce", reduce);
@@ -210,14 +209,6 @@ final class GpuTiling {
       }
     }
     return false;
-  }
-
-  private static double outputsPerBlock(long[] range) {
-    double p = 1;
-    for (long r : range) {
-      p *= r;
-    }
-    return p;
   }
 
   /**
