@@ -13,6 +13,9 @@ import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.DefaultSchedules;
+import dev.kernelgen.topi.DepthwiseSchedules;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.Padding;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * instruction ({@code -std=c11} alone turns contraction off: no {@code vfmadd} at all), and a loop
  * that takes a square root is vectorized ({@code sqrtf} may set errno unless {@code
  * -fno-math-errno}: it stayed a scalar call, and its loop, an epilogue's {@code expf} included,
- * scalar).
+ * scalar), and a row copy stays a vectorized loop ({@code -fno-tree-loop-distribute-patterns}: else
+ * gcc's generic tuning makes it an inline {@code rep movsq}).
  */
 class CFlagsVectorMathTest {
   @TempDir Path tmp;
@@ -62,6 +66,28 @@ class CFlagsVectorMathTest {
     assertThat(asm).as("a multiply-add contracted into an FMA").contains("vfmadd");
     assertThat(asm).as("the square root vectorized").contains("vsqrtps");
     assertThat(asm).as("no scalar sqrtf call").doesNotContain("<sqrtf@plt>");
+  }
+
+  @Test
+  void rowCopiesStayVectorizedLoopsNotRepStringInstructions() throws Exception {
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    Assumptions.assumeTrue(tc.findCc().isPresent(), "no C compiler on PATH: skipped");
+    Assumptions.assumeTrue(objdumpPresent(), "objdump (binutils) not on PATH: skipped");
+    // The seed's depthwise convolution: each task copies its padded plane row by row, and the
+    // plain convolution copies its row sums to the output.
+    Tensor in = placeholder("Input", FLOAT32, 1, 64, 96, 96);
+    Tensor filter = placeholder("Filter", FLOAT32, 64, 1, 3, 3);
+    Tensor conv = Nn.depthwiseConv2dNchw(in, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
+    PrimFunc f =
+        Lower.lower(
+            DepthwiseSchedules.cpu(conv, conv, 0), "dw", List.of(in, filter, conv), Target.C, null);
+    Path lib = tmp.resolve("libdw.so");
+    tc.compileSharedLibrary(CCodegen.generate(List.of(f), "dw"), lib, "x86-64-v3");
+    String asm = run("objdump", "-d", "--no-show-raw-insn", lib.toString());
+    assertThat(asm).as("the copies vectorized").contains("vmovups");
+    assertThat(asm)
+        .as("no rep movs / rep stos (slow to start on short rows)")
+        .doesNotContain("rep ");
   }
 
   private static boolean objdumpPresent() {
