@@ -16,8 +16,10 @@ import java.util.List;
  * of output per parallel task; 0: a whole plane per task), {@code copy_padded} (copy each task's
  * padded input into a local buffer, or read the input with bounds checks), {@code unroll_taps},
  * {@code row_block} (output rows computed together) and, for the plain convolution, {@code
- * local_sum} (sum in a local row buffer then copy, or in the output): 108 configurations for the
- * fused operator, 216 for the plain one.
+ * local_sum} (sum in a local row buffer then copy, or in the output) and, where the window slides
+ * by one column, {@code tap_rows} (each filter row a pass over the row: {@link
+ * DepthwiseSchedules#tapRowsOutside}): 216 configurations for the fused operator, 432 for the plain
+ * one (half as many for a strided window).
  */
 public final class DepthwiseCpuSpace {
   private DepthwiseCpuSpace() {}
@@ -37,6 +39,9 @@ public final class DepthwiseCpuSpace {
     int copy = k.knob("copy_padded", 1, 0);
     int unroll = k.knob("unroll_taps", 1, 0);
     int block = k.knob("row_block", 1, 2, 4);
+    // Each filter row a pass of its own over the row block (DepthwiseSchedules.tapRowsOutside):
+    // for a window that slides by one column.
+    int tapRows = DepthwiseSchedules.unitColumnStride(conv) ? k.knob("tap_rows", 1, 0) : 0;
     // The plain convolution sums either in a row buffer that is then copied to the output, as the
     // fused operator's scale_shift and relu read it (DepthwiseSchedules.rowSum), or in the output.
     int localSum = out == conv ? k.knob("local_sum", 1, 0) : 1;
@@ -55,6 +60,8 @@ public final class DepthwiseCpuSpace {
     // Row blocking: `block` output rows computed together inside the vectorized column loop, the
     // rows and taps unrolled, so that an input row loaded for one output row serves the others
     // it overlaps (the C compiler merges the identical loads).
+    List<IterVar> cols;
+    IterVar blockRow = null;
     if (sum != out) {
       IterVar at = row;
       if (block > 1) {
@@ -63,10 +70,11 @@ public final class DepthwiseCpuSpace {
       sc.computeAt(so, at);
       vectorizeRow(so, so.axis().get(3), vector);
       IterVar convRow = sc.axis().get(2);
-      List<IterVar> cols = vectorizeColumns(sc, sc.axis().get(3), vector);
+      cols = vectorizeColumns(sc, sc.axis().get(3), vector);
       if (block > 1) {
         reorderAfter(sc, cols, convRow);
         sc.unroll(convRow);
+        blockRow = convRow;
       }
     } else {
       IterVar ri = null;
@@ -74,15 +82,23 @@ public final class DepthwiseCpuSpace {
         Stage.Split b = so.split(row, block);
         ri = b.inner();
       }
-      List<IterVar> cols = vectorizeColumns(sc, sc.axis().get(3), vector);
+      cols = vectorizeColumns(sc, sc.axis().get(3), vector);
       if (ri != null) {
         reorderAfter(sc, cols, ri);
         sc.unroll(ri);
+        blockRow = ri;
       }
     }
     if (unroll == 1 || block > 1) {
       sc.unroll(sc.reduceAxis(0));
       sc.unroll(sc.reduceAxis(1));
+    }
+    if (tapRows == 1) {
+      List<IterVar> inside = new ArrayList<>(cols);
+      if (blockRow != null) {
+        inside.add(blockRow);
+      }
+      DepthwiseSchedules.tapRowsOutside(sc, inside);
     }
     Tensor padded = DepthwiseSchedules.paddedInput(conv);
     if (padded != null) {
@@ -99,15 +115,8 @@ public final class DepthwiseCpuSpace {
     vectorizeColumns(st, row, vector);
   }
 
-  /** Vectorizes the columns (whole, or in chunks); returns their loops, outermost first. */
   private static List<IterVar> vectorizeColumns(Stage st, IterVar row, int vector) {
-    if (vector <= 0) {
-      st.vectorize(row);
-      return List.of(row);
-    }
-    Stage.Split sj = st.split(row, vector);
-    st.vectorize(sj.inner());
-    return List.of(sj.outer(), sj.inner());
+    return DepthwiseSchedules.vectorizeRow(st, row, vector);
   }
 
   /** Moves {@code rowLoop} inside the column loops, before the filter taps. */

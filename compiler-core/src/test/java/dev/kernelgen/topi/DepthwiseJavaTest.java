@@ -38,7 +38,7 @@ class DepthwiseJavaTest {
       int n, int c, int h, int w, int k, int m, int stride, String pad) {
     DepthwiseCase d = DepthwiseCase.of(n, c, h, w, k, m, stride, pad);
     for (Tensor out : List.of(d.conv(), d.fused())) {
-      Schedule s = DepthwiseSchedules.cpu(d.conv(), out, 0);
+      Schedule s = DepthwiseSchedules.cpu(d.conv(), out, 0, Target.JAVA);
       List<Tensor> args = new ArrayList<>(s.inputs());
       args.addAll(s.outputs());
       Check.check(s, args, Map.of(), EnumSet.of(Check.Backend.JAVA), 1e-4, 1e-4);

@@ -1,11 +1,15 @@
 package dev.kernelgen.topi;
 
 import static dev.kernelgen.te.TE.*;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.Check;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +45,32 @@ class DepthwiseTest {
     Map<Var, Long> dims = Map.of(c, 3L, h, 13L, w, 19L);
     Check.check(DepthwiseSchedules.cpu(conv, conv, 0), dims);
     Check.check(DepthwiseSchedules.cpu(conv, Nn.relu(Nn.scaleShift(conv, scale, shift)), 8), dims);
+  }
+
+  /**
+   * A window that slides by one column is summed one filter row per pass over the output row (the
+   * filter's rows outside the vectorized columns, its columns inside); a strided one keeps the
+   * whole window inside.
+   */
+  @ParameterizedTest(name = "stride {0}, vector {1}")
+  @CsvSource({"1, 0", "1, 8", "2, 0", "2, 8"})
+  void cpuScheduleSumsOneFilterRowPerPassWhereTheWindowSlidesByOneColumn(int stride, int vector) {
+    DepthwiseCase d = DepthwiseCase.of(1, 4, 23, 17, 5, 1, stride, "SAME");
+    assertThat(DepthwiseSchedules.unitColumnStride(d.conv())).isEqualTo(stride == 1);
+    for (Tensor out : new Tensor[] {d.conv(), d.fused()}) {
+      Schedule s = DepthwiseSchedules.cpu(d.conv(), out, vector);
+      Stage sum = s.stages().stream().filter(Stage::hasReduction).findFirst().orElseThrow();
+      List<IterVar> leaves = sum.leafIterVars();
+      int filterRow = leaves.indexOf(sum.reduceAxis(0));
+      int firstColumn = 3; // after the batch, channel and row loops
+      while (leaves.get(firstColumn).isReduce()) {
+        firstColumn++;
+      }
+      assertThat(filterRow < firstColumn)
+          .as("filter rows outside the columns: %s", leaves)
+          .isEqualTo(stride == 1);
+      Check.check(s, Map.of());
+    }
   }
 
   @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")

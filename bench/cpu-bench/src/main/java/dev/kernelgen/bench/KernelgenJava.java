@@ -65,7 +65,7 @@ public final class KernelgenJava implements OursKernel {
         new dev.kernelgen.topi.Padding(w.padTop(), w.padLeft(), w.padBottom(), w.padRight());
     Tensor conv = Nn.depthwiseConv2dNchw(in, filter, w.stride(), w.stride(), pad, 1);
     Tensor out = fused ? Nn.relu(Nn.scaleShift(conv, scale, shift)) : conv;
-    Schedule s = DepthwiseSchedules.cpu(conv, out, vector);
+    Schedule s = DepthwiseSchedules.cpu(conv, out, vector, Target.JAVA);
     List<Tensor> args = fused ? List.of(in, filter, scale, shift, out) : List.of(in, filter, out);
     String name = fused ? "depthwise_fused" : "depthwise";
     PrimFunc f = Lower.lower(s, name, args, Target.JAVA, null);

@@ -154,7 +154,7 @@ public final class FloorBench {
                   t == Target.CUDA || t == Target.OPENCL
                       ? DepthwiseSchedules.gpu(
                           conv, out, new DepthwiseSchedules.GpuConfig(32, 32, 16, 16, 1, 1))
-                      : DepthwiseSchedules.cpu(conv, out, 0)));
+                      : DepthwiseSchedules.cpu(conv, out, 0, t)));
     }
     return ops;
   }

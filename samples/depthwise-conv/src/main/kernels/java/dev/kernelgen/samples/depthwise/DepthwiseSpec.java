@@ -113,22 +113,32 @@ public final class DepthwiseSpec {
   }
 
   /**
-   * Plane-parallel CPU schedule with vectorized rows; the Java target runs the same loops (its
-   * parallel loop becomes a parallel stream).
+   * Plane-parallel CPU schedule with vectorized rows, each filter row a pass over the row (C); the
+   * Java target runs the same loops with the whole window in one pass (its parallel loop becomes a
+   * parallel stream).
    */
-  @ScheduleFor(
-      operator = "depthwise",
-      targets = {Target.C, Target.JAVA})
+  @ScheduleFor(operator = "depthwise", targets = Target.C)
   public static Schedule cpu(OperatorDef op, Knobs knobs) {
-    return DepthwiseSchedules.cpu(op.output(), op.output(), knobs.knob("vector", 0, 8, 16));
+    return DepthwiseSchedules.cpu(
+        op.output(), op.output(), knobs.knob("vector", 0, 8, 16), Target.C);
   }
 
-  @ScheduleFor(
-      operator = "depthwiseScaleShiftRelu",
-      targets = {Target.C, Target.JAVA})
+  @ScheduleFor(operator = "depthwise", targets = Target.JAVA)
+  public static Schedule java(OperatorDef op, Knobs knobs) {
+    return DepthwiseSchedules.cpu(
+        op.output(), op.output(), knobs.knob("vector", 0, 8, 16), Target.JAVA);
+  }
+
+  @ScheduleFor(operator = "depthwiseScaleShiftRelu", targets = Target.C)
   public static Schedule cpuFused(OperatorDef op, Knobs knobs) {
     return DepthwiseSchedules.cpu(
-        op.tensor("DepthwiseConv2d"), op.output(), knobs.knob("vector", 0, 8, 16));
+        op.tensor("DepthwiseConv2d"), op.output(), knobs.knob("vector", 0, 8, 16), Target.C);
+  }
+
+  @ScheduleFor(operator = "depthwiseScaleShiftRelu", targets = Target.JAVA)
+  public static Schedule javaFused(OperatorDef op, Knobs knobs) {
+    return DepthwiseSchedules.cpu(
+        op.tensor("DepthwiseConv2d"), op.output(), knobs.knob("vector", 0, 8, 16), Target.JAVA);
   }
 
   private static Schedule gpuSchedule(OperatorDef op, Tensor conv, Knobs knobs) {
