@@ -31,6 +31,25 @@ class DepthwiseTest {
     Check.check(Schedule.create(d.fused()), Map.of());
   }
 
+  /**
+   * A padded plane larger than {@link DepthwiseSchedules#BAND_BYTES} is copied in bands of output
+   * rows, the last one ragged here (61 rows in bands of 21, 31 strided rows in bands of 11).
+   */
+  @ParameterizedTest(name = "{0}x{1} k{2} m{3} s{4}")
+  @CsvSource({"61, 70, 3, 1, 1, 21", "61, 70, 5, 2, 1, 21", "61, 70, 3, 1, 2, 11"})
+  void cpuScheduleCopiesALargePaddedPlaneInBands(int h, int w, int k, int m, int stride, int rows) {
+    DepthwiseCase d = DepthwiseCase.of(1, 2, h, w, k, m, stride, "SAME");
+    Tensor padded = DepthwiseSchedules.paddedInput(d.conv());
+    assertThat(DepthwiseSchedules.bandRows(padded, d.conv())).isEqualTo(rows);
+    Check.check(DepthwiseSchedules.cpu(d.conv(), d.conv(), 0), Map.of());
+    Check.check(DepthwiseSchedules.cpu(d.conv(), d.fused(), 8), Map.of());
+    DepthwiseCase small = DepthwiseCase.of(1, 2, 23, 17, 3, 1, 1, "SAME");
+    assertThat(
+            DepthwiseSchedules.bandRows(DepthwiseSchedules.paddedInput(small.conv()), small.conv()))
+        .as("a plane that fits is copied whole")
+        .isZero();
+  }
+
   /** The CPU schedule on a symbolic shape (the sample's generic kernels): rows of any width. */
   @Test
   void cpuScheduleOfASymbolicShape() {
