@@ -259,7 +259,8 @@ public final class Tuner {
           // the device's records with features warm the model, another space of this operator
           // and shape (a template and a generated sketch) included.
           if (sameDevice && !seenHere) {
-            learned.addTransfer(r, 1.0);
+            learned.addTransfer(
+                r, 1.0, space.contains(r.config()) ? space.coordinates(r.config()) : null);
           }
         }
       }
