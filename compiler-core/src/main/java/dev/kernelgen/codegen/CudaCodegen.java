@@ -14,8 +14,11 @@ import java.util.OptionalLong;
  * Prints lowered functions as one CUDA C++ source file of {@code extern "C" __global__} kernels,
  * for nvcc (see {@link NativeToolchain#compilePtx}). A loop bound to {@code blockIdx.x} becomes
  * {@code const int bx = (int)blockIdx.x;}, guarded where it is shorter than the launch extent (see
- * {@link LaunchGeometry}); shared allocations become {@code __shared__} arrays and barriers {@code
- * __syncthreads()}.
+ * {@link LaunchGeometry}); shared allocations become {@code __shared__} arrays aligned to 16 bytes
+ * and barriers {@code __syncthreads()}. The alignment lets nvcc merge a thread's reads of 4
+ * consecutive words at an index it knows is a multiple of 4 into one 128-bit load (a register
+ * tile's row of a staged matmul tile: 4 instead of 16 shared loads per reduction step at 8 x 8
+ * registers, 617 -> 543 us at 2048^3 on the H200).
  */
 public final class CudaCodegen extends GpuPrinter {
   private CudaCodegen() {}
@@ -61,7 +64,7 @@ public final class CudaCodegen extends GpuPrinter {
 
   @Override
   String sharedQualifier() {
-    return "__shared__";
+    return "__shared__ __align__(16)";
   }
 
   @Override

@@ -110,7 +110,7 @@ public final class Lower {
     if (dump != null) {
       dump.accept("after schedule_ops:\n" + body.show());
     }
-    for (Pass p : passes(target, params, storageOrders(schedule), width)) {
+    for (Pass p : passes(target, params, storageLayouts(schedule), width)) {
       Stmt next = p.fn().apply(body);
       if (dump != null && next != body) {
         dump.accept("after " + p.name() + ":\n" + next.show());
@@ -127,34 +127,37 @@ public final class Lower {
     return lower(schedule, name, args, target, null);
   }
 
-  /** The buffers laid out in another order than row-major ({@code reorder_storage}). */
-  private static Map<Tensor, List<Integer>> storageOrders(Schedule schedule) {
-    Map<Tensor, List<Integer>> out = new HashMap<>();
+  /**
+   * The buffers not laid out dense and row-major ({@code reorder_storage}, {@code storage_align}).
+   */
+  private static Map<Tensor, StorageLayout> storageLayouts(Schedule schedule) {
+    Map<Tensor, StorageLayout> out = new HashMap<>();
     for (Stage st : schedule.stages()) {
-      if (!st.storageOrder().isEmpty()) {
-        out.put(st.tensor(), st.storageOrder());
+      StorageLayout l = StorageLayout.of(st);
+      if (l != null) {
+        out.put(st.tensor(), l);
       }
     }
     return out;
   }
 
   /**
-   * The passes after loop-nest construction, in order; {@code storageOrders} gives the dimension
-   * order of the buffers that a schedule laid out in another order than row-major.
+   * The passes after loop-nest construction, in order; {@code storageLayouts} gives the layout of
+   * the buffers that a schedule laid out other than dense and row-major.
    */
   public static List<Pass> passes(
-      Target target, Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders) {
-    return passes(target, params, storageOrders, IndexWidth.WIDE);
+      Target target, Map<Tensor, Buffer> params, Map<Tensor, StorageLayout> storageLayouts) {
+    return passes(target, params, storageLayouts, IndexWidth.WIDE);
   }
 
   /** The passes after loop-nest construction, flattening storage for index {@code width}. */
   public static List<Pass> passes(
       Target target,
       Map<Tensor, Buffer> params,
-      Map<Tensor, List<Integer>> storageOrders,
+      Map<Tensor, StorageLayout> storageLayouts,
       IndexWidth width) {
     List<Pass> out = new ArrayList<>();
-    out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params, storageOrders, width)));
+    out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params, storageLayouts, width)));
     out.add(new Pass("inject_virtual_thread", InjectVirtualThread::run));
     out.add(new Pass("unroll_loops", UnrollLoops::run));
     out.add(new Pass("simplify", Simplifier::simplify));

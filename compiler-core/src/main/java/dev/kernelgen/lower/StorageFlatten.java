@@ -35,22 +35,24 @@ import java.util.Map;
  * Turns multi-dimensional tensors into flat buffers: a realized region becomes an {@link Allocate}
  * of its (constant, where bounds allow) size, and every access an index {@code sum((i_d - min_d) *
  * stride_d)}, row-major unless the schedule ordered the stage's storage ({@code reorder_storage}:
- * the strides follow that order). Parameters are indexed by their shapes. Indices are 32-bit when
- * the buffer is known to hold fewer than 2^31 elements (a constant size, or a symbolic one in an
- * {@link IndexWidth#NARROW} function, whose launcher checks it), else 64-bit: then every index is
- * widened at its leaves ({@link #widen}), so that no 32-bit sum or product before the cast wraps.
+ * the strides follow that order) or padded a dimension's stride ({@code storage_align}: the buffer
+ * grows by the padding). Parameters are indexed by their shapes. Indices are 32-bit when the buffer
+ * is known to hold fewer than 2^31 elements (a constant size, or a symbolic one in an {@link
+ * IndexWidth#NARROW} function, whose launcher checks it), else 64-bit: then every index is widened
+ * at its leaves ({@link #widen}), so that no 32-bit sum or product before the cast wraps.
  */
 final class StorageFlatten extends StmtMutator {
-  private record Layout(Buffer buffer, List<Expr> mins, List<Expr> strides, DType indexType) {}
+  private record Layout(
+      Buffer buffer, List<Expr> mins, List<Expr> strides, DType indexType, Expr size) {}
 
   private final Map<Tensor, Layout> layouts = new HashMap<>();
   private final Map<Var, ConstIntBound> loopBounds = new HashMap<>();
-  private final Map<Tensor, List<Integer>> storageOrders;
+  private final Map<Tensor, StorageLayout> storageLayouts;
   private final IndexWidth width;
 
   private StorageFlatten(
-      Map<Tensor, Buffer> params, Map<Tensor, List<Integer>> storageOrders, IndexWidth width) {
-    this.storageOrders = storageOrders;
+      Map<Tensor, Buffer> params, Map<Tensor, StorageLayout> storageLayouts, IndexWidth width) {
+    this.storageLayouts = storageLayouts;
     this.width = width;
     for (var e : params.entrySet()) {
       List<Expr> shape = e.getKey().shape();
@@ -58,24 +60,40 @@ final class StorageFlatten extends StmtMutator {
       for (Expr ignored : shape) {
         mins.add(IntImm.of(0));
       }
-      layouts.put(e.getKey(), layout(e.getValue(), mins, shape, List.of()));
+      layouts.put(e.getKey(), layout(e.getValue(), mins, shape, null));
     }
   }
 
   static Stmt run(
       Stmt body,
       Map<Tensor, Buffer> params,
-      Map<Tensor, List<Integer>> storageOrders,
+      Map<Tensor, StorageLayout> storageLayouts,
       IndexWidth width) {
-    return new StorageFlatten(params, storageOrders, width).mutate(body);
+    return new StorageFlatten(params, storageLayouts, width).mutate(body);
   }
 
-  /** Strides for dimensions stored in {@code order} (outermost first; empty: row-major). */
-  private Layout layout(Buffer buffer, List<Expr> mins, List<Expr> extents, List<Integer> order) {
+  /**
+   * Strides for dimensions stored as {@code storage} says (null: dense and row-major), and the
+   * buffer's size in elements.
+   */
+  private Layout layout(Buffer buffer, List<Expr> mins, List<Expr> extents, StorageLayout storage) {
+    List<Integer> order = storage == null ? List.of() : storage.order();
+    Map<Integer, dev.kernelgen.schedule.Stage.StorageAlign> align =
+        storage == null ? Map.of() : storage.align();
     Expr[] strides = new Expr[extents.size()];
     Expr stride = IntImm.of(DType.INT64, 1);
     for (int k = extents.size() - 1; k >= 0; k--) {
       int d = order.isEmpty() ? k : order.get(k);
+      var a = align.get(d);
+      if (a != null) {
+        UserError.check(
+            stride instanceof IntImm,
+            "storage_align of '%s': the stride of its dimension %d is %s, not a constant",
+            buffer.name(),
+            d,
+            stride.show());
+        stride = IntImm.of(DType.INT64, a.apply(((IntImm) stride).value()));
+      }
       strides[d] = stride;
       stride = Simplifier.simplify(stride.mul(Cast.of(DType.INT64, extents.get(d))));
     }
@@ -89,7 +107,16 @@ final class StorageFlatten extends StmtMutator {
         Arrays.stream(strides)
             .map(x -> Simplifier.simplify(x instanceof IntImm ? Cast.of(it, x) : narrow(it, x)))
             .toList();
-    return new Layout(buffer, mins, typed, it);
+    Expr size = stride;
+    if (align.isEmpty()) { // the product in dimension order, as printed before storage_align
+      size = IntImm.of(DType.INT64, 1);
+      for (Expr e : extents) {
+        size = size.mul(Cast.of(DType.INT64, e));
+      }
+      size = Simplifier.simplify(size);
+    }
+    size = Simplifier.simplify(size instanceof IntImm ? Cast.of(it, size) : narrow(it, size));
+    return new Layout(buffer, mins, typed, it, size);
   }
 
   /**
@@ -180,17 +207,9 @@ final class StorageFlatten extends StmtMutator {
       extents.add(ext);
     }
     Buffer buffer = new Buffer(t.name(), t.dtype(), r.scope(), List.of());
-    Layout l = layout(buffer, mins, extents, storageOrders.getOrDefault(t, List.of()));
+    Layout l = layout(buffer, mins, extents, storageLayouts.get(t));
     layouts.put(t, l);
-    Expr size = IntImm.of(DType.INT64, 1);
-    for (Expr e : extents) {
-      size = size.mul(Cast.of(DType.INT64, e));
-    }
-    size = Simplifier.simplify(size);
-    size =
-        Simplifier.simplify(
-            size instanceof IntImm ? Cast.of(l.indexType(), size) : narrow(l.indexType(), size));
-    return new Allocate(buffer, size, mutate(r.body()));
+    return new Allocate(buffer, l.size(), mutate(r.body()));
   }
 
   @Override

@@ -46,6 +46,7 @@ public final class Stage {
   private IterVar attachIterVar;
   private MemoryScope scope = MemoryScope.GLOBAL;
   private List<Integer> storageOrder = List.of();
+  private final Map<Integer, StorageAlign> storageAlign = new LinkedHashMap<>();
   private boolean output;
 
   Stage(Schedule schedule, Tensor tensor) {
@@ -163,6 +164,23 @@ public final class Stage {
    */
   public List<Integer> storageOrder() {
     return storageOrder;
+  }
+
+  /** A stride constraint of one buffer dimension: {@code stride = k * factor + offset}. */
+  public record StorageAlign(int factor, int offset) {
+    /** The least stride at least {@code stride} that meets the constraint. */
+    public long apply(long stride) {
+      long k = Math.max(0, Math.floorDiv(stride - offset + factor - 1, factor));
+      return k * factor + offset;
+    }
+  }
+
+  /**
+   * The stride constraints of this stage's buffer dimensions, by axis index (see {@link
+   * #storageAlign}).
+   */
+  public Map<Integer, StorageAlign> storageAlign() {
+    return java.util.Collections.unmodifiableMap(storageAlign);
   }
 
   public boolean isOutput() {
@@ -536,6 +554,41 @@ public final class Stage {
         axis);
     this.storageOrder = List.copyOf(order);
     schedule.trace().record(this, "reorder_storage", names(axes));
+  }
+
+  /**
+   * Pads this stage's buffer so that the stride of dimension {@code axis} is {@code k * factor +
+   * offset} elements for the least such value at least its dense stride (TVM's {@code
+   * storage_align}). The dimensions inside it keep their strides, the ones outside it grow with it.
+   * A shared-memory tile whose rows are 128 words apart puts a column of it in one bank: with
+   * {@code factor = 8, offset = 4} the rows are 132 words apart, each 4-word group of a column in
+   * other banks, and rows still start on 16 bytes (vector loads).
+   */
+  public void storageAlign(IterVar axis, int factor, int offset) {
+    checkCompute("storage_align");
+    UserError.check(
+        !output,
+        "storage_align of '%s': it is an output of the schedule, stored densely in the caller's"
+            + " buffer",
+        name());
+    int d = this.axis.indexOf(axis);
+    UserError.check(
+        d >= 0,
+        "storage_align of '%s': '%s' is not one of its axes %s (storage dimensions are the axes,"
+            + " not split or fused loops)",
+        name(),
+        axis == null ? "null" : axis.name(),
+        this.axis);
+    UserError.check(
+        factor > 0 && offset >= 0 && offset < factor,
+        "storage_align of '%s' at '%s': factor %d and offset %d; need factor > 0 and 0 <= offset"
+            + " < factor",
+        name(),
+        axis.name(),
+        factor,
+        offset);
+    storageAlign.put(d, new StorageAlign(factor, offset));
+    schedule.trace().record(this, "storage_align", axis.name(), "" + factor, "" + offset);
   }
 
   /** A root (data-parallel) axis by name, for replaying traces. */

@@ -98,8 +98,12 @@ class UntunedPickTest {
     // read the input from global memory in every multiply-add, 4x slower at batch 32 on an H200).
     for (int batch : new int[] {1, 32}) {
       String src = cuda(List.of(conv2d(batch, 64, 56)));
-      assertThat(src).as("batch " + batch).contains("__shared__ float PaddedInput_shared[");
-      assertThat(src).as("batch " + batch).contains("__shared__ float Filter_shared[");
+      assertThat(src)
+          .as("batch " + batch)
+          .contains("__shared__ __align__(16) float PaddedInput_shared[");
+      assertThat(src)
+          .as("batch " + batch)
+          .contains("__shared__ __align__(16) float Filter_shared[");
       String inner = src.substring(src.indexOf("__syncthreads();"));
       inner =
           inner.substring(inner.indexOf("Conv2d_local["), inner.indexOf("__syncthreads();", 20));

@@ -25,7 +25,7 @@ class CudaCodegenTest {
       extern "C" __global__ void __launch_bounds__(64) reverse_blocks(\
       const float* __restrict__ A, float* __restrict__ B, int n) {
         const int i_outer = (int)blockIdx.x;
-        __shared__ float A_shared[64];
+        __shared__ __align__(16) float A_shared[64];
         const int i_inner = (int)threadIdx.x;
         if (((i_outer * 64) + i_inner) < n) {
           A_shared[i_inner] = A[(i_outer * 64) + i_inner];

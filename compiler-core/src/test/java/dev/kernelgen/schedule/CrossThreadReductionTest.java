@@ -101,8 +101,8 @@ class CrossThreadReductionTest {
   void theAllReduceIsATreeInSharedMemoryWithBarriers() {
     Schedule s = blockPerRow(softmax(3, 5), 32, "SoftmaxMax", "SoftmaxExpSum");
     String src = cuda(s, "softmax_ct");
-    assertThat(src).contains("__shared__ float SoftmaxMax_red[32]");
-    assertThat(src).contains("__shared__ float SoftmaxExpSum_red[32]");
+    assertThat(src).contains("__shared__ __align__(16) float SoftmaxMax_red[32]");
+    assertThat(src).contains("__shared__ __align__(16) float SoftmaxExpSum_red[32]");
     // Per reduction of 32 threads: the slots filled and five halvings, all in the first warp
     // (a warp barrier before each halving), then the total read back by every warp.
     assertThat(count(src, "__syncthreads();")).isEqualTo(2);

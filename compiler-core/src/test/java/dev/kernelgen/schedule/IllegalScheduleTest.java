@@ -170,6 +170,26 @@ class IllegalScheduleTest {
   }
 
   @Test
+  void storageAlignOfAnOutputOrOfALoopOrWithABadFactor() {
+    Schedule s = Schedule.create(d);
+    Stage sd = s.stage(d);
+    assertThatThrownBy(() -> sd.storageAlign(sd.axis(0), 8, 4))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("storage_align of 'D': it is an output of the schedule");
+    Stage sc = s.stage(c);
+    Stage.Split j = sc.split(sc.axis(1), 4);
+    assertThatThrownBy(() -> sc.storageAlign(j.inner(), 8, 4))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("'j.inner' is not one of its axes");
+    assertThatThrownBy(() -> sc.storageAlign(sc.axis(0), 8, 8))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("factor 8 and offset 8; need factor > 0 and 0 <= offset < factor");
+    assertThatThrownBy(() -> sc.storageAlign(sc.axis(0), 0, 0))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("need factor > 0");
+  }
+
+  @Test
   void scheduleOfAPlaceholder() {
     Schedule s = Schedule.create(d);
     assertThatThrownBy(() -> s.stage(a).split(s.stage(c).axis(0), 2))

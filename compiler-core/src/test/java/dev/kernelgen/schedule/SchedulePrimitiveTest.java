@@ -530,6 +530,47 @@ class SchedulePrimitiveTest {
     Check.check(s, NO_DIMS);
   }
 
+  @Test
+  void storageAlignPadsARowStrideAndTheBuffer() {
+    // The 4x4 local tile of C stored column-major with its column stride padded from 4 to 5
+    // (4k + 1): the buffer grows to 20 elements, the inner dimension keeps stride 1.
+    MatMul m = MatMul.make();
+    Schedule s = Schedule.create(m.c());
+    Stage scl = m.localTile(s);
+    scl.reorderStorage(scl.axis(1), scl.axis(0));
+    scl.storageAlign(scl.axis(1), 4, 1);
+    scl.reorder(scl.reduceAxis(0), scl.axis(1), scl.axis(0));
+    Check.check(s, NO_DIMS);
+    String ir = Lower.lower(s, "f", Target.C).body().show();
+    assertThat(ir)
+        .contains("C.local[(i + (j * 5))] = (C.local[(i + (j * 5))] + ")
+        .contains("allocate C.local: float32[20] local");
+    // Replayed from its trace onto a fresh schedule, it lowers to the same code.
+    MatMul fresh = MatMul.make();
+    Schedule r = Schedule.create(fresh.c());
+    r.cacheWrite(fresh.c(), "local");
+    Trace.replay(
+        s.trace().steps().stream().filter(st -> !st.primitive().equals("cache_write")).toList(), r);
+    assertThat(r.trace().toString()).contains("storage_align(j, 4, 1)");
+    assertThat(Lower.lower(r, "f", Target.C).body().show()).isEqualTo(ir);
+  }
+
+  @Test
+  void storageAlignOfTwoDimensionsOfAnAttachedProducer() {
+    // B = 2A + 1 computed per 5 rows of C into a [5][10][7] tile, its rows 8 apart instead of 7 and
+    // its planes 81 apart instead of 80 (each stride at least the dense one).
+    Chain ch = Chain.make();
+    Schedule s = Schedule.create(ch.c());
+    Stage sc = s.stage(ch.c());
+    Stage.Split x = sc.split(sc.axis(0), 5);
+    Stage sb = s.stage(ch.b());
+    sb.computeAt(sc, x.outer());
+    sb.storageAlign(sb.axis(1), 4, 0);
+    sb.storageAlign(sb.axis(0), 2, 1);
+    Check.check(s, NO_DIMS);
+    assertThat(Lower.lower(s, "f", Target.C).body().show()).contains("allocate B: float32[405]");
+  }
+
   // ---- thread bindings ----
 
   @Test
