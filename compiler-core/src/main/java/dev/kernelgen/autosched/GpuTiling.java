@@ -357,7 +357,7 @@ final class GpuTiling {
   }
 
   /**
-   * The row stride of a shared tile stored reduction-major, where its rows are a multiple of 8
+   * The row stride of a shared tile stored reduction-major, where its rows are a multiple of 32
    * words ({@link #padsRows}): 8k + 4 words. The fetch's neighbouring threads walk the reduction
    * dimension, which is now the rows: rows 128 words apart put a warp's stores in 4 banks (8-way
    * conflicts); 132 apart, in all 32, and rows still start on 16 bytes for the reads' 128-bit loads
@@ -368,11 +368,13 @@ final class GpuTiling {
 
   /**
    * Whether rows of {@code width} words get {@link #ROW_ALIGN}'s padding: where they are a multiple
-   * of 8 (then 8 consecutive rows start in the same 4-word group of banks); a row of 4 (mod 8)
-   * words is conflict-free already, and padding an odd or short row would only waste memory.
+   * of 32, so that a column lies in one bank. Shorter rows spread a column over several banks
+   * already (8 words: 4 banks, 2-way conflicts over 8 rows), and padding them costs a large part of
+   * the tile (12 words for 8: the conv2d [1,64,56,56] pick's filter tile, whose growth sent the
+   * untuned pick to a tile 1.2x slower on the H200).
    */
   static boolean padsRows(long width) {
-    return width >= 8 && width % 8 == 0;
+    return width >= 32 && width % 32 == 0;
   }
 
   /**
