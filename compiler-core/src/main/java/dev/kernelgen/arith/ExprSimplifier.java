@@ -278,12 +278,46 @@ final class ExprSimplifier extends ExprMutator {
           result = result.times(g);
         }
       } else {
-        Expr inner = nested(isDiv, rr, cc);
+        Expr inner = strideOffset(isDiv, rr, cc);
+        if (inner == null) {
+          inner = nested(isDiv, rr, cc);
+        }
         result = isDiv ? q.copy() : new LinearForm(t);
         result.addScaled(linear(inner, true), isDiv ? 1 : g);
       }
     }
     return result.toExpr();
+  }
+
+  /**
+   * {@code floordiv(r, c)} or {@code floormod(r, c)} where the terms of {@code r} share a factor
+   * {@code m > 1} that divides {@code c}: with {@code r = m*x + k} ({@code 0 <= k < m}), {@code
+   * floordiv(r, c) = floordiv(x, c/m)} and {@code floormod(r, c) = m*floormod(x, c/m) + k}, since
+   * adding {@code k} to a multiple of {@code m} never reaches the next multiple of {@code c}. An
+   * unrolled group of consecutive elements then keeps one base: {@code floordiv(4t + 1, 8)} is
+   * {@code floordiv(t, 2)} like {@code floordiv(4t, 8)}, and {@code floormod(4t + 1, 8)} is {@code
+   * floormod(t, 2)*4 + 1}, which nvcc sees as the element after {@code floormod(t, 2)*4}. Null
+   * where the rule does not apply.
+   */
+  private Expr strideOffset(boolean isDiv, LinearForm r, long c) {
+    long m = 0;
+    for (long k : r.terms.values()) {
+      m = LinearForm.gcd(m, Math.abs(k));
+    }
+    if (m <= 1 || c % m != 0 || r.constant == 0) {
+      return null;
+    }
+    long k = Math.floorMod(r.constant, m);
+    LinearForm x = r.copy();
+    x.constant = r.constant - k;
+    x = x.divideExactly(m);
+    Expr inner = divModByConst(isDiv, x.toExpr(), c / m);
+    if (isDiv) {
+      return inner;
+    }
+    LinearForm out = linear(inner, true).times(m);
+    out.constant = Math.addExact(out.constant, k);
+    return out.toExpr();
   }
 
   /** {@code floordiv(r, c)} or {@code floormod(r, c)}, merging a nested division or modulo. */

@@ -93,7 +93,7 @@ final class GpuTiling {
     Map<Tensor, Double> elems = new java.util.HashMap<>();
     double stagedElems = 0;
     for (Tensor t : reused) {
-      elems.put(t, footprint(s, local, t, range, tileK));
+      elems.put(t, SharedTiles.footprint(s, local, t, range, tileK));
       tileElems += elems.get(t);
       stagedElems += ComputeDag.isInlined(s, t) ? 0 : elems.get(t);
     }
@@ -120,6 +120,16 @@ final class GpuTiling {
       stepWork *= range[d];
     }
     boolean window = slidesAlongInnermost(s, local, reused); // before the reads go to the copies
+    // Double-buffered tiles (the next step's tile loaded while this one is computed from) where
+    // there is a next step and twice the tiles fit; on CUDA, whose threads keep the staged tile in
+    // registers (OpenCL's kernels run on PoCL's CPU devices too, whose work-group loops keep
+    // private arrays between barriers in memory, and stay as they were).
+    boolean doubled =
+        shared == 1
+            && state.target() == dev.kernelgen.annotations.Target.CUDA
+            && (k0 <= 0 || k0 > tileK)
+            && 2 * 4 * stagedElems
+                <= dev.kernelgen.tune.GpuLimits.cudaDefault().maxSharedBytesPerBlock();
     List<Stage> fetches = new ArrayList<>();
     if (shared == 1) {
       for (Tensor t : reused) {
@@ -159,12 +169,18 @@ final class GpuTiling {
       local.unroll(a);
     }
     for (Stage f : fetches) {
-      storeReductionMajor(s, f, local, range, tileK);
+      SharedTiles.storeReductionMajor(s, f, local, range, tileK);
       f.computeAt(local, k.outer());
-      IterVar all = fuseAll(f, f.axis());
-      Stage.Split sp = f.split(all, threads);
-      f.bind(sp.inner(), ThreadTag.THREAD_X);
+      SharedTiles.distribute(s, f, local, range, tileK, threads);
+      if (doubled) {
+        f.doubleBuffer();
+      }
       state.done(f);
+    }
+    if (shared == 1 && !fetches.isEmpty()) {
+      // The multiply-adds of a step: nvcc unrolls the step's loop (a register tile's reads of
+      // shared memory at constant offsets) only when asked, its body being long.
+      local.pragma(k.inner(), "unroll");
     }
     state.note(red, "gpu.threads", threads);
     state.note(red, "gpu.reg_tile", regTile);
@@ -182,7 +198,7 @@ final class GpuTiling {
     state.note(red, "gpu.reduce", reduce);
     state.note(red, "gpu.warp_run", warpRun(axes, th, reg));
     state.note(red, "gpu.outputs", outputs);
-    state.note(red, "gpu.shared_bytes", shared == 1 ? 4 * stagedElems : 0);
+    state.note(red, "gpu.shared_bytes", shared == 1 ? (doubled ? 8 : 4) * stagedElems : 0);
     state.note(red, "gpu.block_intensity", tileElems > 0 ? stepWork / tileElems : 1e9);
   }
 
@@ -209,97 +225,6 @@ final class GpuTiling {
       }
     }
     return false;
-  }
-
-  /**
-   * The elements of {@code t} that {@code local} reads over a block's tile ({@code range} points
-   * along each data axis, {@code tileK} along the first reduce axis, the others whole): per
-   * dimension the span of its index over those ranges (sums of axes times constants; any other
-   * index spans the dimension), at most the dimension's extent.
-   */
-  static double footprint(Schedule s, Stage local, Tensor t, long[] range, int tileK) {
-    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
-    if (reads.isEmpty()) {
-      return 0;
-    }
-    long[] widths = tileWidths(local, t, reads.get(0), range, tileK);
-    List<Integer> order = reductionMajorOrder(local, reads.get(0));
-    double stride = 1;
-    for (int k = widths.length - 1; k >= 0; k--) {
-      int d = order == null ? k : order.get(k);
-      if (order != null && k == widths.length - 2 && padsRows(widths[order.get(k + 1)])) {
-        stride = ROW_ALIGN.apply((long) stride); // stored reduction-major: see storeReductionMajor
-      }
-      stride *= widths[d];
-    }
-    return stride;
-  }
-
-  /**
-   * Per dimension of {@code t}, the span of the index {@code idx} that {@code local} reads it at
-   * over a block's tile ({@code range} points along each data axis, {@code tileK} along the first
-   * reduce axis, the others whole): sums of axes times constants; any other index spans the
-   * dimension; at most the dimension's extent.
-   */
-  private static long[] tileWidths(
-      Stage local, Tensor t, List<dev.kernelgen.te.Expr> idx, long[] range, int tileK) {
-    java.util.Map<dev.kernelgen.te.Var, Long> span = new java.util.HashMap<>();
-    for (int d = 0; d < local.axis().size(); d++) {
-      span.put(local.axis(d).var(), range[d]);
-    }
-    List<IterVar> rs = local.reduceAxis();
-    for (int k = 0; k < rs.size(); k++) {
-      long e = ComputeDag.extent(rs.get(k));
-      span.put(
-          rs.get(k).var(),
-          k == 0 ? (long) tileK : e > 0 ? e : (long) MultiLevelTiling.SYMBOLIC_EXTENT);
-    }
-    long[] widths = new long[idx.size()];
-    for (int d = 0; d < idx.size(); d++) {
-      long dim =
-          t.shape().get(d) instanceof dev.kernelgen.te.IntImm c
-              ? c.value()
-              : (long) MultiLevelTiling.SYMBOLIC_EXTENT;
-      long[] lh = interval(idx.get(d), span);
-      long w = lh == null ? dim : lh[1] - lh[0] + 1;
-      widths[d] = Math.min(w, dim);
-    }
-    return widths;
-  }
-
-  /** The least and greatest value of {@code e} with each variable in [0, span); null if unknown. */
-  private static long[] interval(
-      dev.kernelgen.te.Expr e, java.util.Map<dev.kernelgen.te.Var, Long> span) {
-    if (e instanceof dev.kernelgen.te.IntImm c) {
-      return new long[] {c.value(), c.value()};
-    }
-    if (e instanceof dev.kernelgen.te.Var v) {
-      Long r = span.get(v);
-      return r == null ? null : new long[] {0, r - 1};
-    }
-    if (e instanceof dev.kernelgen.te.Cast c) {
-      return interval(c.value(), span);
-    }
-    if (e instanceof dev.kernelgen.te.Binary b) {
-      long[] x = interval(b.a(), span);
-      long[] y = interval(b.b(), span);
-      if (x == null || y == null) {
-        return null;
-      }
-      return switch (b.op()) {
-        case ADD -> new long[] {x[0] + y[0], x[1] + y[1]};
-        case SUB -> new long[] {x[0] - y[1], x[1] - y[0]};
-        case MUL -> {
-          long[] p = {x[0] * y[0], x[0] * y[1], x[1] * y[0], x[1] * y[1]};
-          yield new long[] {
-            Math.min(Math.min(p[0], p[1]), Math.min(p[2], p[3])),
-            Math.max(Math.max(p[0], p[1]), Math.max(p[2], p[3]))
-          };
-        }
-        default -> null;
-      };
-    }
-    return null;
   }
 
   /**
@@ -354,79 +279,6 @@ final class GpuTiling {
       run *= Math.min(th[n - 2], Math.max(1, 32 / th[n - 1]));
     }
     return run;
-  }
-
-  /**
-   * The row stride of a shared tile stored reduction-major, where its rows are a multiple of 32
-   * words ({@link #padsRows}): 8k + 4 words. The fetch's neighbouring threads walk the reduction
-   * dimension, which is now the rows: rows 128 words apart put a warp's stores in 4 banks (8-way
-   * conflicts); 132 apart, in all 32, and rows still start on 16 bytes for the reads' 128-bit loads
-   * (2048^3 matmul on the H200, with the 16-byte alignment: 543 -> 486 us).
-   */
-  static final dev.kernelgen.schedule.Stage.StorageAlign ROW_ALIGN =
-      new dev.kernelgen.schedule.Stage.StorageAlign(8, 4);
-
-  /**
-   * Whether rows of {@code width} words get {@link #ROW_ALIGN}'s padding: where they are a multiple
-   * of 32, so that a column lies in one bank. Shorter rows spread a column over several banks
-   * already (8 words: 4 banks, 2-way conflicts over 8 rows), and padding them costs a large part of
-   * the tile (12 words for 8: the conv2d [1,64,56,56] pick's filter tile, whose growth sent the
-   * untuned pick to a tile 1.2x slower on the H200).
-   */
-  static boolean padsRows(long width) {
-    return width >= 32 && width % 32 == 0;
-  }
-
-  /**
-   * The dimensions of a shared tile of a tensor that {@code local} reads at {@code idx}, the ones
-   * the reduction indexes first (see {@link #storeReductionMajor}); null where that is the
-   * row-major order already.
-   */
-  private static List<Integer> reductionMajorOrder(Stage local, List<dev.kernelgen.te.Expr> idx) {
-    java.util.Set<dev.kernelgen.te.Var> reduceVars = new java.util.HashSet<>();
-    for (IterVar r : local.reduceAxis()) {
-      reduceVars.add(r.var());
-    }
-    List<Integer> first = new ArrayList<>();
-    List<Integer> rest = new ArrayList<>();
-    for (int d = 0; d < idx.size(); d++) {
-      boolean reduced = false;
-      for (dev.kernelgen.te.Var v : dev.kernelgen.te.FreeVars.of(idx.get(d))) {
-        reduced |= reduceVars.contains(v);
-      }
-      (reduced ? first : rest).add(d);
-    }
-    first.addAll(rest);
-    for (int d = 0; d < first.size(); d++) {
-      if (first.get(d) != d) {
-        return first;
-      }
-    }
-    return null;
-  }
-
-  /**
-   * Lays out a shared tile with the dimensions that the reduction indexes outermost: the threads of
-   * a warp, which differ in their data axes, then read consecutive words at each reduction step
-   * (dense's {@code W[j, k]} tile stored {@code [k][j]}), not words a row apart in one bank. The
-   * rows of such a tile are padded ({@link #ROW_ALIGN}), since the fetch now writes down columns.
-   */
-  private static void storeReductionMajor(
-      Schedule s, Stage fetch, Stage local, long[] range, int tileK) {
-    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
-    if (reads.isEmpty()) {
-      return;
-    }
-    List<Integer> order = reductionMajorOrder(local, reads.get(0));
-    if (order == null) {
-      return;
-    }
-    fetch.reorderStorage(order.stream().map(fetch::axis).toArray(IterVar[]::new));
-    int n = order.size();
-    long[] widths = tileWidths(local, fetch.tensor(), reads.get(0), range, tileK);
-    if (n >= 2 && padsRows(widths[order.get(n - 1)])) {
-      fetch.storageAlign(fetch.axis(order.get(n - 2)), ROW_ALIGN.factor(), ROW_ALIGN.offset());
-    }
   }
 
   private static IterVar fuseAll(Stage st, List<IterVar> loops) {

@@ -237,7 +237,7 @@ abstract class CLikePrinter extends CLikeExprPrinter {
         }
         line("}");
       }
-      case Seq q -> q.stmts().forEach(this::stmt);
+      case Seq q -> seq(q.stmts());
       case Store st -> line(store(st.buffer(), st.index(), expr(st.value(), true)));
       case Allocate a -> allocate(a);
       // Expressions have no effects, so evaluating one for its effect does nothing.
@@ -250,6 +250,11 @@ abstract class CLikePrinter extends CLikeExprPrinter {
           throw new CompilerBug(
               "provide of " + p.tensor().name() + " in " + func.name() + " reached codegen");
     }
+  }
+
+  /** Prints statements in order (a target may print some groups of them as one). */
+  void seq(List<Stmt> stmts) {
+    stmts.forEach(this::stmt);
   }
 
   static Set<Buffer> storedBuffers(Stmt body) {

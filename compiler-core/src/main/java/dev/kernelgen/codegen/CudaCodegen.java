@@ -2,11 +2,15 @@ package dev.kernelgen.codegen;
 
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Intrinsic;
+import dev.kernelgen.te.Load;
 import dev.kernelgen.tir.Barrier;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.tir.Stmt;
+import dev.kernelgen.tir.Store;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -48,9 +52,38 @@ public final class CudaCodegen extends GpuPrinter {
     String bounds = threads.isPresent() ? "__launch_bounds__(" + threads.getAsLong() + ") " : "";
     line("extern \"C\" __global__ void " + bounds + f.name() + "(" + params + ") {");
     indent();
+    // Every buffer the runtime passes is a whole cuMemAlloc allocation (256-byte aligned): said
+    // here, nvcc merges a thread's loads or stores of 4 consecutive elements at an index it knows
+    // is a multiple of 4 into one 128-bit access (the generated GPU tiling's fetches).
+    for (Buffer b : f.params()) {
+      String ty = (isStored(b) ? "" : "const ") + elementType(b.dtype()) + "*";
+      line(name(b) + " = (" + ty + ")__builtin_assume_aligned(" + name(b) + ", 16);");
+    }
     stmt(f.body());
     dedent();
     line("}");
+  }
+
+  @Override
+  void seq(List<Stmt> stmts) {
+    for (int i = 0; i < stmts.size(); ) {
+      if (!VectorLoads.groupAt(stmts, i, func)) {
+        stmt(stmts.get(i++));
+        continue;
+      }
+      line("{");
+      indent();
+      Load first = (Load) ((Store) stmts.get(i)).value();
+      line("const float4 kg_v = *(const float4*)&" + expr(first, true) + ";");
+      String lanes = "xyzw";
+      for (int j = 0; j < VectorLoads.WIDTH; j++) {
+        Store st = (Store) stmts.get(i + j);
+        line(store(st.buffer(), st.index(), "kg_v." + lanes.charAt(j)));
+      }
+      dedent();
+      line("}");
+      i += VectorLoads.WIDTH;
+    }
   }
 
   @Override

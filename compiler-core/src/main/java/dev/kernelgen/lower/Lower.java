@@ -165,9 +165,11 @@ public final class Lower {
       out.add(new Pass("partition_loops", PartitionLoops::run));
     }
     out.add(new Pass("tighten_loop_bounds", TightenLoopBounds::run));
-    if (target == Target.CUDA || target == Target.OPENCL) {
+    boolean gpu = target == Target.CUDA || target == Target.OPENCL;
+    if (gpu) {
       out.add(new Pass("insert_barriers", InsertBarriers::run));
     }
+    out.add(new Pass("inject_double_buffer", s -> InjectDoubleBuffer.run(s, gpu)));
     return out;
   }
 

@@ -120,8 +120,13 @@ final class ScheduleOps {
     for (int p = n - 1; p >= -1; p--) {
       stmt = wrapGuards(guards.get(p + 1), stmt);
       if (p >= 0) {
+        List<String> pragmas = new ArrayList<>(s.attr(leaves.get(p)).pragmas());
         for (Stage child : reversed(g.attachedAt(s, leaves.get(p)))) {
           stmt = realize(child, Seq.of(nest(child), stmt));
+          if (child.isDoubleBuffered() && !pragmas.contains(InjectDoubleBuffer.PRAGMA)) {
+            pragmas.add(
+                InjectDoubleBuffer.PRAGMA); // the loop whose tiles InjectDoubleBuffer doubles
+          }
         }
         IterVar leaf = leaves.get(p);
         Stage.IterVarAttr a = s.attr(leaf);
@@ -132,7 +137,7 @@ final class ScheduleOps {
                 b.extent(leaf),
                 a.kind(),
                 a.threadTag(),
-                a.pragmas(),
+                pragmas,
                 stmt);
         if (p == firstReduce) {
           stmt = Seq.of(init(s, (Reduce) body, index, leaves, p, guards, position), stmt);

@@ -47,6 +47,7 @@ public final class Stage {
   private MemoryScope scope = MemoryScope.GLOBAL;
   private List<Integer> storageOrder = List.of();
   private final Map<Integer, StorageAlign> storageAlign = new LinkedHashMap<>();
+  private boolean doubleBuffer;
   private boolean output;
 
   Stage(Schedule schedule, Tensor tensor) {
@@ -589,6 +590,29 @@ public final class Stage {
         offset);
     storageAlign.put(d, new StorageAlign(factor, offset));
     schedule.trace().record(this, "storage_align", axis.name(), "" + factor, "" + offset);
+  }
+
+  /**
+   * Double-buffers this shared tile (TVM's {@code double_buffer}): the loop it is computed at
+   * fetches the next iteration's tile (into registers, then into the other half of a buffer twice
+   * the size) while the current one is computed from, with one barrier per iteration. Where the
+   * loop's body has another shape than fetch, barrier, compute, barrier, it is left as it is.
+   */
+  public void doubleBuffer() {
+    checkCompute("double_buffer");
+    UserError.check(
+        scope == MemoryScope.SHARED,
+        "double_buffer of '%s': it is in %s memory; only a shared tile, which a block fetches"
+            + " before it computes from it, has a next tile to fetch early",
+        name(),
+        scope);
+    doubleBuffer = true;
+    schedule.trace().record(this, "double_buffer");
+  }
+
+  /** Whether {@link #doubleBuffer} was asked for. */
+  public boolean isDoubleBuffered() {
+    return doubleBuffer;
   }
 
   /** A root (data-parallel) axis by name, for replaying traces. */

@@ -68,6 +68,7 @@ public final class Trace {
       case "set_scope" -> stage.setScope(a.get(0));
       case "reorder_storage" ->
           stage.reorderStorage(a.stream().map(stage::rootAxis).toArray(IterVar[]::new));
+      case "double_buffer" -> stage.doubleBuffer();
       case "storage_align" ->
           stage.storageAlign(
               stage.rootAxis(a.get(0)), Integer.parseInt(a.get(1)), Integer.parseInt(a.get(2)));

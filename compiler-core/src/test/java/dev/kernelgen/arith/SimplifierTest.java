@@ -222,6 +222,20 @@ class SimplifierTest {
   }
 
   @Test
+  void keepsTheBaseOfAnOffsetFromAMultiple() {
+    // The elements after the first of a group of 4 (an unrolled vector of a fetch) keep its base.
+    check(x.mul(4).add(1).floordiv(8), x.floordiv(2));
+    check(x.mul(4).add(3).floormod(8), x.floormod(2).mul(4).add(3));
+    check(x.mul(4).add(2).floormod(8), x.floormod(2).mul(4).add(2));
+    check(x.mul(4).add(y.mul(8)).add(5).floordiv(16), x.add(y.mul(2)).add(1).floordiv(4));
+    // Negative offsets: floor semantics, -1 = 4 * (-1) + 3.
+    check(x.mul(4).sub(1).floordiv(8), x.sub(1).floordiv(2));
+    check(x.mul(4).sub(1).floormod(8), x.sub(1).floormod(2).mul(4).add(3));
+    // Not a common factor that divides the divisor: unchanged.
+    check(x.mul(3).add(1).floordiv(8), x.mul(3).add(1).floordiv(8));
+  }
+
+  @Test
   void usesBoundsInDivision() {
     bound(y, 0, 7);
     check(y.floordiv(8), c(0));

@@ -24,6 +24,8 @@ class CudaCodegenTest {
       """
       extern "C" __global__ void __launch_bounds__(64) reverse_blocks(\
       const float* __restrict__ A, float* __restrict__ B, int n) {
+        A = (const float*)__builtin_assume_aligned(A, 16);
+        B = (float*)__builtin_assume_aligned(B, 16);
         const int i_outer = (int)blockIdx.x;
         __shared__ __align__(16) float A_shared[64];
         const int i_inner = (int)threadIdx.x;
@@ -66,6 +68,9 @@ class CudaCodegenTest {
             """
             extern "C" __global__ void __launch_bounds__(1) vadd(const float* __restrict__ A, \
             const float* __restrict__ B, float* __restrict__ C, int n) {
+              A = (const float*)__builtin_assume_aligned(A, 16);
+              B = (const float*)__builtin_assume_aligned(B, 16);
+              C = (float*)__builtin_assume_aligned(C, 16);
               for (int i_outer = 0; i_outer < kg_floordiv_i32(n + 7, 8); ++i_outer) {
                 float T_local[8];
                 for (int i_inner = 0; i_inner < 8; ++i_inner) {
@@ -130,6 +135,7 @@ class CudaCodegenTest {
         .contains(
             """
             extern "C" __global__ void two(float* __restrict__ A, int n, int m) {
+              A = (float*)__builtin_assume_aligned(A, 16);
               const int t = (int)threadIdx.y;
               if (t < n) {
                 A[t] = 1.0f;

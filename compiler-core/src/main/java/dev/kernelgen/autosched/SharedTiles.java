@@ -1,0 +1,216 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The shared-memory tiles of {@link GpuTiling}: what a block's tile of a reused input spans (its
+ * footprint, which the model weighs), and how it is laid out (reduction-major, rows padded against
+ * bank conflicts).
+ */
+final class SharedTiles {
+  private SharedTiles() {}
+
+  /**
+   * The elements of {@code t} that {@code local} reads over a block's tile ({@code range} points
+   * along each data axis, {@code tileK} along the first reduce axis, the others whole): per
+   * dimension the span of its index over those ranges (sums of axes times constants; any other
+   * index spans the dimension), at most the dimension's extent.
+   */
+  static double footprint(Schedule s, Stage local, Tensor t, long[] range, int tileK) {
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
+    if (reads.isEmpty()) {
+      return 0;
+    }
+    long[] widths = tileWidths(local, t, reads.get(0), range, tileK);
+    List<Integer> order = reductionMajorOrder(local, reads.get(0));
+    double stride = 1;
+    for (int k = widths.length - 1; k >= 0; k--) {
+      int d = order == null ? k : order.get(k);
+      if (order != null && k == widths.length - 2 && padsRows(widths[order.get(k + 1)])) {
+        stride = ROW_ALIGN.apply((long) stride); // stored reduction-major: see storeReductionMajor
+      }
+      stride *= widths[d];
+    }
+    return stride;
+  }
+
+  /**
+   * Per dimension of {@code t}, the span of the index {@code idx} that {@code local} reads it at
+   * over a block's tile ({@code range} points along each data axis, {@code tileK} along the first
+   * reduce axis, the others whole): sums of axes times constants; any other index spans the
+   * dimension; at most the dimension's extent.
+   */
+  private static long[] tileWidths(
+      Stage local, Tensor t, List<dev.kernelgen.te.Expr> idx, long[] range, int tileK) {
+    java.util.Map<dev.kernelgen.te.Var, Long> span = new java.util.HashMap<>();
+    for (int d = 0; d < local.axis().size(); d++) {
+      span.put(local.axis(d).var(), range[d]);
+    }
+    List<IterVar> rs = local.reduceAxis();
+    for (int k = 0; k < rs.size(); k++) {
+      long e = ComputeDag.extent(rs.get(k));
+      span.put(
+          rs.get(k).var(),
+          k == 0 ? (long) tileK : e > 0 ? e : (long) MultiLevelTiling.SYMBOLIC_EXTENT);
+    }
+    long[] widths = new long[idx.size()];
+    for (int d = 0; d < idx.size(); d++) {
+      long dim =
+          t.shape().get(d) instanceof dev.kernelgen.te.IntImm c
+              ? c.value()
+              : (long) MultiLevelTiling.SYMBOLIC_EXTENT;
+      long[] lh = interval(idx.get(d), span);
+      long w = lh == null ? dim : lh[1] - lh[0] + 1;
+      widths[d] = Math.min(w, dim);
+    }
+    return widths;
+  }
+
+  /** The least and greatest value of {@code e} with each variable in [0, span); null if unknown. */
+  private static long[] interval(
+      dev.kernelgen.te.Expr e, java.util.Map<dev.kernelgen.te.Var, Long> span) {
+    if (e instanceof dev.kernelgen.te.IntImm c) {
+      return new long[] {c.value(), c.value()};
+    }
+    if (e instanceof dev.kernelgen.te.Var v) {
+      Long r = span.get(v);
+      return r == null ? null : new long[] {0, r - 1};
+    }
+    if (e instanceof dev.kernelgen.te.Cast c) {
+      return interval(c.value(), span);
+    }
+    if (e instanceof dev.kernelgen.te.Binary b) {
+      long[] x = interval(b.a(), span);
+      long[] y = interval(b.b(), span);
+      if (x == null || y == null) {
+        return null;
+      }
+      return switch (b.op()) {
+        case ADD -> new long[] {x[0] + y[0], x[1] + y[1]};
+        case SUB -> new long[] {x[0] - y[1], x[1] - y[0]};
+        case MUL -> {
+          long[] p = {x[0] * y[0], x[0] * y[1], x[1] * y[0], x[1] * y[1]};
+          yield new long[] {
+            Math.min(Math.min(p[0], p[1]), Math.min(p[2], p[3])),
+            Math.max(Math.max(p[0], p[1]), Math.max(p[2], p[3]))
+          };
+        }
+        default -> null;
+      };
+    }
+    return null;
+  }
+
+  /**
+   * The row stride of a shared tile stored reduction-major, where its rows are a multiple of 32
+   * words ({@link #padsRows}): 8k + 4 words. The fetch's neighbouring threads walk the reduction
+   * dimension, which is now the rows: rows 128 words apart put a warp's stores in 4 banks (8-way
+   * conflicts); 132 apart, in all 32, and rows still start on 16 bytes for the reads' 128-bit loads
+   * (2048^3 matmul on the H200, with the 16-byte alignment: 543 -> 486 us).
+   */
+  static final dev.kernelgen.schedule.Stage.StorageAlign ROW_ALIGN =
+      new dev.kernelgen.schedule.Stage.StorageAlign(8, 4);
+
+  /**
+   * Whether rows of {@code width} words get {@link #ROW_ALIGN}'s padding: where they are a multiple
+   * of 32, so that a column lies in one bank. Shorter rows spread a column over several banks
+   * already (8 words: 4 banks, 2-way conflicts over 8 rows), and padding them costs a large part of
+   * the tile (12 words for 8: the conv2d [1,64,56,56] pick's filter tile, whose growth sent the
+   * untuned pick to a tile 1.2x slower on the H200).
+   */
+  static boolean padsRows(long width) {
+    return width >= 32 && width % 32 == 0;
+  }
+
+  /**
+   * The dimensions of a shared tile of a tensor that {@code local} reads at {@code idx}, the ones
+   * the reduction indexes first (see {@link #storeReductionMajor}); null where that is the
+   * row-major order already.
+   */
+  private static List<Integer> reductionMajorOrder(Stage local, List<dev.kernelgen.te.Expr> idx) {
+    java.util.Set<dev.kernelgen.te.Var> reduceVars = new java.util.HashSet<>();
+    for (IterVar r : local.reduceAxis()) {
+      reduceVars.add(r.var());
+    }
+    List<Integer> first = new ArrayList<>();
+    List<Integer> rest = new ArrayList<>();
+    for (int d = 0; d < idx.size(); d++) {
+      boolean reduced = false;
+      for (dev.kernelgen.te.Var v : dev.kernelgen.te.FreeVars.of(idx.get(d))) {
+        reduced |= reduceVars.contains(v);
+      }
+      (reduced ? first : rest).add(d);
+    }
+    first.addAll(rest);
+    for (int d = 0; d < first.size(); d++) {
+      if (first.get(d) != d) {
+        return first;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Lays out a shared tile with the dimensions that the reduction indexes outermost: the threads of
+   * a warp, which differ in their data axes, then read consecutive words at each reduction step
+   * (dense's {@code W[j, k]} tile stored {@code [k][j]}), not words a row apart in one bank. The
+   * rows of such a tile are padded ({@link #ROW_ALIGN}), since the fetch now writes down columns.
+   */
+  static void storeReductionMajor(Schedule s, Stage fetch, Stage local, long[] range, int tileK) {
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
+    if (reads.isEmpty()) {
+      return;
+    }
+    List<Integer> order = reductionMajorOrder(local, reads.get(0));
+    if (order == null) {
+      return;
+    }
+    fetch.reorderStorage(order.stream().map(fetch::axis).toArray(IterVar[]::new));
+    int n = order.size();
+    long[] widths = tileWidths(local, fetch.tensor(), reads.get(0), range, tileK);
+    if (n >= 2 && padsRows(widths[order.get(n - 1)])) {
+      fetch.storageAlign(fetch.axis(order.get(n - 2)), ROW_ALIGN.factor(), ROW_ALIGN.offset());
+    }
+  }
+
+  /** The elements of a tile that one thread of the fetch loads together where it can. */
+  static final int VECTOR = 4;
+
+  /**
+   * Spreads the loads of the shared tile {@code fetch} over the block's {@code threads}: its axes
+   * fused, neighbouring threads on neighbouring elements (coalesced), and each thread loading
+   * {@link #VECTOR} consecutive elements at once where every such group starts on a multiple of
+   * {@link #VECTOR} in the tensor (the tile's innermost width and the tensor's last dimension both
+   * a multiple of it: nvcc then issues one 128-bit load, the buffers being aligned by the runtime).
+   */
+  static void distribute(
+      Schedule s, Stage fetch, Stage local, long[] range, int tileK, long threads) {
+    int vector = 1;
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
+    Tensor t = fetch.tensor();
+    if (!reads.isEmpty()
+        && t.shape().get(t.ndim() - 1) instanceof dev.kernelgen.te.IntImm last
+        && last.value() % VECTOR == 0) {
+      long[] widths = tileWidths(local, t, reads.get(0), range, tileK);
+      if (widths[widths.length - 1] % VECTOR == 0) {
+        vector = VECTOR;
+      }
+    }
+    IterVar all = fetch.axis(0);
+    for (IterVar a : fetch.axis().subList(1, fetch.axis().size())) {
+      all = fetch.fuse(all, a);
+    }
+    if (vector > 1) {
+      Stage.Split v = fetch.split(all, vector);
+      fetch.unroll(v.inner());
+      all = v.outer();
+    }
+    Stage.Split sp = fetch.split(all, threads);
+    fetch.bind(sp.inner(), dev.kernelgen.schedule.ThreadTag.THREAD_X);
+  }
+}
