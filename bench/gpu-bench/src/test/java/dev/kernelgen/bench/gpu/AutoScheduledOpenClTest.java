@@ -54,6 +54,11 @@ class AutoScheduledOpenClTest {
   }
 
   static Stream<Arguments> schedules() {
+    return schedules(Target.OPENCL);
+  }
+
+  /** The untuned picks and naive floors of the generated schedules for {@code target}. */
+  static Stream<Arguments> schedules(Target target) {
     Map<String, List<Tensor>> ops = new LinkedHashMap<>();
     Tensor x = placeholder("X", FLOAT32, 13, 19);
     Tensor w = placeholder("W", FLOAT32, 11, 19);
@@ -80,16 +85,27 @@ class AutoScheduledOpenClTest {
     Tensor g = placeholder("Gamma", FLOAT32, 37);
     Tensor be = placeholder("Beta", FLOAT32, 37);
     ops.put("layer_norm", List.of(Nn.layerNorm(a, g, be, 1, 1e-5)));
+    // Reductions of several steps: a ragged one, and one whose tiles load 4 words per thread
+    // (and, on CUDA, are double-buffered).
+    ops.put(
+        "matmul_ragged",
+        List.of(
+            Linalg.matmul(
+                placeholder("Ma", FLOAT32, 70, 67), placeholder("Mb", FLOAT32, 67, 132))));
+    ops.put(
+        "matmul_aligned",
+        List.of(
+            Linalg.matmul(
+                placeholder("Na", FLOAT32, 64, 96), placeholder("Nb", FLOAT32, 96, 128))));
     List<Arguments> out = new ArrayList<>();
     for (var e : ops.entrySet()) {
-      out.add(
-          Arguments.of(e.getKey() + "_pick", AutoScheduler.untuned(Target.OPENCL, e.getValue())));
+      out.add(Arguments.of(e.getKey() + "_pick", AutoScheduler.untuned(target, e.getValue())));
       Knobs naive = Knobs.configured(Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE));
       out.add(
           Arguments.of(
               e.getKey() + "_floor",
               AutoScheduler.generate(
-                  Target.OPENCL,
+                  target,
                   e.getValue(),
                   naive,
                   dev.kernelgen.autosched.SketchRules.defaults(),
