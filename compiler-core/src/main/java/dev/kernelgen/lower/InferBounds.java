@@ -196,10 +196,10 @@ final class InferBounds {
   }
 
   /**
-   * For a stage in shared memory: the loops around its attach point that are bound to threadIdx. A
-   * shared buffer belongs to the whole block and all its threads fill it together, so its region is
-   * the union over those threads, not one thread's part (as TVM relaxes thread loops for shared
-   * scope). Empty for other scopes.
+   * For a stage in shared memory: the loops around its attach point that are bound to threadIdx or
+   * to virtual threads. A shared buffer belongs to the whole block and all its threads fill it
+   * together, so its region is the union over those threads, not one thread's part (as TVM relaxes
+   * thread loops for shared scope). Empty for other scopes.
    */
   private static Map<Var, Interval> blockThreadLoops(Stage s, Bounds b) {
     Map<Var, Interval> out = new HashMap<>();
@@ -213,7 +213,7 @@ final class InferBounds {
       for (int p = 0; p <= upTo; p++) {
         IterVar leaf = leaves.get(p);
         String tag = q.attr(leaf).threadTag();
-        if (tag != null && tag.startsWith("threadIdx.")) {
+        if (tag != null && (tag.startsWith("threadIdx.") || tag.equals("vthread"))) {
           out.put(b.loopVar(leaf), Interval.ofExtent(b.extent(leaf)));
         }
       }

@@ -126,6 +126,14 @@ class UntunedPickTest {
     // Both tiles twice their size, the next step staged in registers, the step's loop unrolled.
     assertThat(src).contains("float A_shared_staged[").contains("float B_shared_staged[");
     assertThat(src).contains("A_shared[2112]").contains("#pragma unroll");
+    // Each thread's 8 x 8 registers as 2 x 2 chunks of 4 x 4, 64 apart (virtual threads): the
+    // reads of a step are thread * 4 apart, and the tile is fetched once per step, not per chunk.
+    assertThat(src).contains("float MatMul_local[64];");
+    assertThat(src.split("const float4 kg_v = \\*\\(const float4\\*\\)&A\\[", -1))
+        .as("the A fetch: once before the loop, once in it")
+        .hasSize(3);
+    assertThat(src)
+        .containsPattern("B_shared\\[\\(+k_inner \\* 128\\) \\+ \\(\\(\\w+ % 16\\) \\* 4\\)");
   }
 
   @Test
