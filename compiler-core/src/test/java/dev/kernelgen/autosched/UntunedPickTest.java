@@ -137,6 +137,28 @@ class UntunedPickTest {
   }
 
   @Test
+  void gpuMatmulWithStridedDoubleBufferedTilesOverRaggedEdgesMatchesTheOracle() {
+    // 8 x 8 registers on 16 x 16 threads (2 x 2 virtual threads, double-buffered, 128-bit
+    // fetches) over a 72 x 136 output and a reduction of 36 (4.5 steps of 8): every tile edge
+    // ragged.
+    Tensor a = placeholder("A", FLOAT32, 72, 36);
+    Tensor b = placeholder("B", FLOAT32, 36, 136);
+    Tensor c = dev.kernelgen.topi.Linalg.matmul(a, b);
+    java.util.Map<String, Integer> knobs = new java.util.TreeMap<>();
+    knobs.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
+    knobs.put("MatMul.threads0", 16);
+    knobs.put("MatMul.threads1", 16);
+    knobs.put("MatMul.reg0", 8);
+    knobs.put("MatMul.reg1", 8);
+    knobs.put("MatMul.tile_k", 8);
+    knobs.put("MatMul.shared", 1);
+    Schedule s =
+        AutoScheduler.schedule(Target.CUDA, List.of(c), dev.kernelgen.spec.Knobs.configured(knobs));
+    assertThat(s.trace().toString()).contains("vthread").contains("double_buffer");
+    dev.kernelgen.topi.GpuCheck.check(s, java.util.Map.of());
+  }
+
+  @Test
   void theSharedFootprintTheModelSeesIsWhatTheKernelAllocates() {
     for (Workloads wl :
         List.of(
