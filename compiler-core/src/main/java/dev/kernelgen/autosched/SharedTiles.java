@@ -156,24 +156,33 @@ final class SharedTiles {
   }
 
   /**
+   * A block's tile of a shared stage: the index {@code local} reads it at, and per dimension the
+   * span of that index over the tile ({@link #tileWidths}).
+   */
+  record Tile(List<dev.kernelgen.te.Expr> index, long[] widths) {
+    /** The tile of {@code fetch}, a cache read of what {@code local} reads. */
+    static Tile of(Schedule s, Stage fetch, Stage local, long[] range, int tileK) {
+      List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
+      dev.kernelgen.diag.CompilerBug.check(
+          !reads.isEmpty(), "%s does not read its shared tile %s", local.name(), fetch.name());
+      return new Tile(reads.get(0), tileWidths(local, fetch.tensor(), reads.get(0), range, tileK));
+    }
+  }
+
+  /**
    * Lays out a shared tile with the dimensions that the reduction indexes outermost: the threads of
    * a warp, which differ in their data axes, then read consecutive words at each reduction step
    * (dense's {@code W[j, k]} tile stored {@code [k][j]}), not words a row apart in one bank. The
    * rows of such a tile are padded ({@link #ROW_ALIGN}), since the fetch now writes down columns.
    */
-  static void storeReductionMajor(Schedule s, Stage fetch, Stage local, long[] range, int tileK) {
-    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
-    if (reads.isEmpty()) {
-      return;
-    }
-    List<Integer> order = reductionMajorOrder(local, reads.get(0));
+  static void storeReductionMajor(Stage fetch, Stage local, Tile tile) {
+    List<Integer> order = reductionMajorOrder(local, tile.index());
     if (order == null) {
       return;
     }
     fetch.reorderStorage(order.stream().map(fetch::axis).toArray(IterVar[]::new));
     int n = order.size();
-    long[] widths = tileWidths(local, fetch.tensor(), reads.get(0), range, tileK);
-    if (n >= 2 && padsRows(widths[order.get(n - 1)])) {
+    if (n >= 2 && padsRows(tile.widths()[order.get(n - 1)])) {
       fetch.storageAlign(fetch.axis(order.get(n - 2)), ROW_ALIGN.factor(), ROW_ALIGN.offset());
     }
   }
@@ -188,25 +197,15 @@ final class SharedTiles {
    * {@link #VECTOR} in the tensor (the tile's innermost width and the tensor's last dimension both
    * a multiple of it: nvcc then issues one 128-bit load, the buffers being aligned by the runtime).
    */
-  static void distribute(
-      Schedule s, Stage fetch, Stage local, long[] range, int tileK, long threads) {
-    int vector = 1;
-    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.reads(s, local, fetch.tensor());
+  static void distribute(Stage fetch, Tile tile, long threads) {
     Tensor t = fetch.tensor();
-    if (!reads.isEmpty()
-        && t.shape().get(t.ndim() - 1) instanceof dev.kernelgen.te.IntImm last
-        && last.value() % VECTOR == 0) {
-      long[] widths = tileWidths(local, t, reads.get(0), range, tileK);
-      if (widths[widths.length - 1] % VECTOR == 0) {
-        vector = VECTOR;
-      }
-    }
-    IterVar all = fetch.axis(0);
-    for (IterVar a : fetch.axis().subList(1, fetch.axis().size())) {
-      all = fetch.fuse(all, a);
-    }
-    if (vector > 1) {
-      Stage.Split v = fetch.split(all, vector);
+    boolean vector =
+        t.shape().get(t.ndim() - 1) instanceof dev.kernelgen.te.IntImm last
+            && last.value() % VECTOR == 0
+            && tile.widths()[tile.widths().length - 1] % VECTOR == 0;
+    IterVar all = GpuTiling.fuseAll(fetch, fetch.axis());
+    if (vector) {
+      Stage.Split v = fetch.split(all, VECTOR);
       fetch.unroll(v.inner());
       all = v.outer();
     }
