@@ -247,6 +247,15 @@ class SchedulePrimitiveTest {
       Tensor c = compute("C", shape(13, 10, 7), (i, j, k) -> b.at(i, j, k).mul(b.at(i, j, k)));
       return new Chain(a, b, c);
     }
+
+    /** B computed at C's outer loop over blocks of 5 rows (a [5][10][7] tile of B per block). */
+    Stage producerPerFiveRows(Schedule s) {
+      Stage sc = s.stage(c);
+      Stage.Split x = sc.split(sc.axis(0), 5);
+      Stage sb = s.stage(b);
+      sb.computeAt(sc, x.outer());
+      return sb;
+    }
   }
 
   @Test
@@ -531,10 +540,7 @@ class SchedulePrimitiveTest {
     // B = 2A + 1 stored innermost-axis-first inside the tiles of the consumer.
     Chain ch = Chain.make();
     Schedule s = Schedule.create(ch.c());
-    Stage sc = s.stage(ch.c());
-    Stage.Split x = sc.split(sc.axis(0), 5);
-    Stage sb = s.stage(ch.b());
-    sb.computeAt(sc, x.outer());
+    Stage sb = ch.producerPerFiveRows(s);
     sb.reorderStorage(sb.axis(2), sb.axis(0), sb.axis(1));
     Check.check(s, NO_DIMS);
   }
@@ -564,10 +570,7 @@ class SchedulePrimitiveTest {
     // its planes 81 apart instead of 80 (each stride at least the dense one).
     Chain ch = Chain.make();
     Schedule s = Schedule.create(ch.c());
-    Stage sc = s.stage(ch.c());
-    Stage.Split x = sc.split(sc.axis(0), 5);
-    Stage sb = s.stage(ch.b());
-    sb.computeAt(sc, x.outer());
+    Stage sb = ch.producerPerFiveRows(s);
     sb.storageAlign(sb.axis(1), 4, 0);
     sb.storageAlign(sb.axis(0), 2, 1);
     Check.check(s, NO_DIMS);
