@@ -18,9 +18,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The operator library's GPU schedules (the same set as {@link OpsOpenClTest}) generated as CUDA C,
- * compiled by nvcc and run on a CUDA device against the oracle, on ragged shapes. Runs where a CUDA
- * device is present (the GPU machine: {@code bench/gpu.sh tests OUT}).
+ * The operator library's GPU schedules (the same set as {@link OpsOpenClTest}) and the
+ * auto-scheduler's picks and floors (those of {@link AutoScheduledOpenClTest}: double-buffered
+ * tiles, strided register tiles and 128-bit fetches on CUDA) generated as CUDA C, compiled by nvcc
+ * and run on a CUDA device against the oracle, on ragged shapes. Runs where a CUDA device is
+ * present (the GPU machine: {@code bench/gpu.sh tests OUT}).
  */
 class OpsCudaTest {
   private static CudaDevice device;
@@ -37,7 +39,10 @@ class OpsCudaTest {
   }
 
   static Stream<Arguments> schedules() {
-    return OpsOpenClTest.schedules(Target.CUDA);
+    return Stream.concat(
+        OpsOpenClTest.schedules(Target.CUDA),
+        AutoScheduledOpenClTest.schedules(Target.CUDA)
+            .map(a -> Arguments.of("auto_" + a.get()[0], a.get()[1])));
   }
 
   @ParameterizedTest(name = "{0}")
