@@ -98,7 +98,8 @@ def workloads():
     for n in (1024, 2048, 4096):
         a, b = rand(n, n), rand(n, n)
         out = torch.empty(n, n, device=dev)
-        for name in (f"matmul_{n}", f"matmul_{n}_auto"):  # the template, the generated pick
+        # the template, the generated pick, the best generated schedule of the tuning log
+        for name in (f"matmul_{n}", f"matmul_{n}_auto", f"matmul_{n}_tuned"):
             yield name, 2.0 * n**3, 0, (lambda a=a, b=b, out=out: torch.matmul(a, b, out=out))
     x = rand(4096, 4096)
     yield "softmax_4096x4096", 0, 2 * 4 * x.numel(), (lambda x=x: torch.softmax(x, dim=-1))
@@ -114,7 +115,8 @@ def workloads():
     for batch in (1, 32):
         inp, w = rand(batch, 64, 56, 56), rand(64, 64, 3, 3)
         flops = 2.0 * batch * 64 * 56 * 56 * 64 * 9
-        for name in (f"conv2d_{batch}x64x56x56_f64", f"conv2d_{batch}x64x56x56_f64_auto"):
+        for name in (f"conv2d_{batch}x64x56x56_f64", f"conv2d_{batch}x64x56x56_f64_auto",
+                     f"conv2d_{batch}x64x56x56_f64_tuned"):
             yield name, flops, 0, (lambda inp=inp, w=w: F.conv2d(inp, w, padding=1))
 
 
@@ -183,6 +185,14 @@ def measure_conv_bn_swish(only):
     return rows
 
 
+def ours_names(opts):
+    """The workloads of OpsGpuBench's report given by --ours (none without it)."""
+    if "--ours" not in opts:
+        return set()
+    with open(opts["--ours"]) as f:
+        return {r["workload"] for r in json.load(f)["results"]}
+
+
 def main(argv):
     if not argv or argv[0].startswith("--"):
         print(__doc__)
@@ -197,6 +207,8 @@ def main(argv):
     for workload, flops, nbytes, fn in workloads():
         if only and only not in workload:
             continue
+        if workload.endswith("_tuned") and workload not in ours_names(opts):
+            continue  # no tuned row of ours to stand beside
         r = {"workload": workload, "torch_us": round(per_call(fn), 3),
              "torch_gpu_us": round(graph_time(fn), 3)}
         if flops:

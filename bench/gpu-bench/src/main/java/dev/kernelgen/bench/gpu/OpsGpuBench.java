@@ -22,6 +22,9 @@ import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Reduction;
+import dev.kernelgen.tune.TuningLog;
+import dev.kernelgen.tune.TuningRecord;
+import dev.kernelgen.tune.TuningTask;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,7 +49,12 @@ import java.util.Random;
  * PyTorch side is {@code bench/ops_torch.py}.
  *
  * <p>Usage: {@code OpsGpuBench OUT_DIR [--checks-only] [--only TEXT] [--conv-configs CONFIGS]
- * [--row-configs]}.
+ * [--row-configs] [--tuned LOG]}.
+ *
+ * <p>{@code --tuned} (or the environment variable {@code KG_OPS_TUNED}) reads a tuning log of
+ * {@link TuningCostBench}'s searches of the generated schedules: each {@code _auto} workload with a
+ * record there is timed again ({@code _tuned} rows) with the best record's configuration, still no
+ * template: issue 13's "final speed" over the committed log.
  *
  * <p>{@code --row-configs} (or the environment variable {@code KG_ROW_CONFIGS}) also times softmax
  * and layer norm at each thread count per row and with and without rows staged in shared memory
@@ -83,6 +91,7 @@ public final class OpsGpuBench {
     boolean checksOnly = List.of(args).contains("--checks-only");
     String only = null;
     String convConfigs = System.getenv("KG_CONV_CONFIGS");
+    String tunedLog = System.getenv("KG_OPS_TUNED");
     for (int i = 0; i < args.length - 1; i++) {
       if (args[i].equals("--only")) {
         only = args[i + 1];
@@ -90,6 +99,13 @@ public final class OpsGpuBench {
       if (args[i].equals("--conv-configs")) {
         convConfigs = args[i + 1];
       }
+      if (args[i].equals("--tuned")) {
+        tunedLog = args[i + 1];
+      }
+    }
+    List<Case> cases = cases();
+    if (tunedLog != null && !tunedLog.isBlank()) {
+      cases = withTuned(cases, Path.of(tunedLog));
     }
     List<Map<String, Integer>> configs = convConfigs(convConfigs);
     Files.createDirectories(out);
@@ -101,7 +117,7 @@ public final class OpsGpuBench {
     List<Object> results = new ArrayList<>();
     report.put("results", results);
     if (!checksOnly) {
-      for (Case c : cases()) {
+      for (Case c : cases) {
         if (only != null && !c.name().contains(only)) {
           continue;
         }
@@ -275,6 +291,36 @@ public final class OpsGpuBench {
       cs.add(new Case(name + "_auto", conv, flops, ref, generated(conv)));
     }
     return cs;
+  }
+
+  /**
+   * {@code cases} with a {@code _tuned} case after each {@code _auto} one that {@code log} holds a
+   * successful CUDA record of (as {@link TuningCostBench} names its tasks): the generated schedule
+   * at the best record's configuration.
+   */
+  static List<Case> withTuned(List<Case> cases, Path log) {
+    List<TuningRecord> records =
+        TuningLog.read(log, w -> System.err.println("warning: " + log + ": " + w));
+    List<Case> out = new ArrayList<>();
+    for (Case c : cases) {
+      out.add(c);
+      if (!c.name().endsWith("_auto")) {
+        continue;
+      }
+      String base = c.name().substring(0, c.name().length() - "_auto".length());
+      TuningTask task = TuningCostBench.task(new TuningCostBench.Op(base, c.op()), Target.CUDA);
+      TuningLog.Lookup best =
+          TuningLog.best(records, task.operator(), Target.CUDA.name(), task.shape(), null);
+      if (best.best().isPresent()) {
+        TuningRecord r = best.best().get();
+        System.out.printf(
+            "%s_tuned: %s (%.1f us when searched)%n", base, r.config().key(), r.medianUs());
+        out.add(new Case(base + "_tuned", c.op(), c.flops(), c.ref(), task.schedule(r.config())));
+      } else {
+        System.out.println(base + "_tuned: " + best.reason());
+      }
+    }
+    return out;
   }
 
   /** The auto-scheduler's untuned CUDA pick of {@code op}: no template, no tuning record. */

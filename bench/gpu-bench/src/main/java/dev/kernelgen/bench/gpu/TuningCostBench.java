@@ -23,6 +23,7 @@ import dev.kernelgen.topi.Padding;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.Tuner;
+import dev.kernelgen.tune.TuningLog;
 import dev.kernelgen.tune.TuningRecord;
 import dev.kernelgen.tune.TuningTask;
 import java.nio.file.Files;
@@ -41,10 +42,18 @@ import java.util.Optional;
  * each: the untuned pick's time, the best found, the trials and seconds after which 90% of the
  * final speed had been measured ({@link Tuner.Result#trialsTo90()}, {@code timeTo90()}).
  *
- * <p>Usage: {@code TuningCostBench OUT_JSON [--seconds S] [--only TEXT] [--small]}; {@code
- * bench/gpu.sh tuning-cost OUT} on the GPU machine (CUDA; elsewhere the first OpenCL device).
- * {@code --small} shrinks every shape for a quick check on PoCL. References of large shapes come
- * from the naive C loop nest, computed once per task.
+ * <p>Usage: {@code TuningCostBench OUT_JSON [--seconds S] [--only TEXT] [--small] [--ops NAMES]
+ * [--modes cold,warm] [--log FILE] [--warm-from FILE]}; {@code bench/gpu.sh tuning-cost OUT} on the
+ * GPU machine (CUDA; elsewhere the first OpenCL device). {@code --small} shrinks every shape for a
+ * quick check on PoCL. References of large shapes come from the naive C loop nest, computed once
+ * per task.
+ *
+ * <p>{@code --ops} names the operators to search, separated by commas, from the four of the issue
+ * and {@link #extraOperators the extra ones} (default: the four). {@code --log} appends every
+ * record of every search to a tuning log, which {@code OpsGpuBench --tuned} reads: the best record
+ * of each operator is the "final speed" of issue 13 (the searches may span several runs that append
+ * to one log). {@code --warm-from} warms the model with the records of such a log (of the other
+ * operators) instead of this run's cold searches, so that the cold and warm runs can be two calls.
  */
 public final class TuningCostBench {
   private TuningCostBench() {}
@@ -92,10 +101,36 @@ public final class TuningCostBench {
     return ops;
   }
 
+  /**
+   * Operators searched only when named by {@code --ops}: the benchmark's other matmul and conv2d
+   * shapes, so that {@code OpsGpuBench --tuned} has records for them too.
+   */
+  static List<Op> extraOperators() {
+    List<Op> ops = new ArrayList<>();
+    for (int n : new int[] {1024, 4096}) {
+      Tensor a = placeholder("A", FLOAT32, n, n);
+      Tensor b = placeholder("B", FLOAT32, n, n);
+      ops.add(new Op("matmul_" + n, OperatorDef.of(List.of(a, b), Linalg.matmul(a, b))));
+    }
+    Tensor in = placeholder("Input", FLOAT32, 1, 64, 56, 56);
+    Tensor f = placeholder("Filter", FLOAT32, 64, 64, 3, 3);
+    ops.add(
+        new Op(
+            "conv2d_1x64x56x56_f64",
+            OperatorDef.of(
+                List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1))));
+    return ops;
+  }
+
+  /** The tuning task's operator name of the benchmark operator {@code name}. */
+  static String taskName(String name) {
+    return "TuningCostBench/" + name;
+  }
+
   /** The generated schedules' space of {@code op}: what {@code kernels:tune} searches for it. */
   static TuningTask task(Op op, Target target) {
     return new TuningTask(
-        "TuningCostBench/" + op.name(),
+        taskName(op.name()),
         target,
         op.def(),
         knobs -> AutoScheduler.generate(target, op.def().outputs(), knobs),
@@ -109,6 +144,14 @@ public final class TuningCostBench {
         a.contains("--seconds") ? Integer.parseInt(a.get(a.indexOf("--seconds") + 1)) : 60;
     String only = a.contains("--only") ? a.get(a.indexOf("--only") + 1) : null;
     boolean small = a.contains("--small");
+    List<String> names =
+        a.contains("--ops") ? List.of(a.get(a.indexOf("--ops") + 1).split(",")) : List.of();
+    List<String> modes =
+        a.contains("--modes")
+            ? List.of(a.get(a.indexOf("--modes") + 1).split(","))
+            : List.of("cold", "warm");
+    Path log = a.contains("--log") ? Path.of(a.get(a.indexOf("--log") + 1)) : null;
+    Path warmFrom = a.contains("--warm-from") ? Path.of(a.get(a.indexOf("--warm-from") + 1)) : null;
     Optional<? extends Device> gpu = Devices.cuda().isPresent() ? Devices.cuda() : Devices.openCl();
     if (gpu.isEmpty()) {
       throw new IllegalStateException("no CUDA or OpenCL device: " + Devices.describe());
@@ -119,23 +162,40 @@ public final class TuningCostBench {
     CpuInfo cpu = CpuInfo.detect();
     System.out.println(cpu.line());
     System.out.println("device: " + device.name() + ", budget " + seconds + " s per search");
+    List<Op> all = new ArrayList<>(operators(small));
+    all.addAll(extraOperators());
+    for (String n : names) {
+      if (all.stream().noneMatch(o -> o.name().equals(n))) {
+        throw new IllegalArgumentException(
+            "--ops: no operator '" + n + "'; known: " + all.stream().map(Op::name).toList());
+      }
+    }
     List<Op> ops =
-        operators(small).stream().filter(o -> only == null || o.name().contains(only)).toList();
-    List<Map<String, Object>> rows = new ArrayList<>();
+        (names.isEmpty() ? operators(small) : all)
+            .stream()
+                .filter(o -> names.isEmpty() || names.contains(o.name()))
+                .filter(o -> only == null || o.name().contains(only))
+                .toList();
     Map<String, List<TuningRecord>> coldRecords = new LinkedHashMap<>();
+    if (warmFrom != null) {
+      for (TuningRecord r : TuningLog.read(warmFrom, w -> System.err.println("warning: " + w))) {
+        coldRecords.computeIfAbsent(r.operator(), k -> new ArrayList<>()).add(r);
+      }
+    }
+    List<Map<String, Object>> rows = new ArrayList<>();
     try (CHarnessMeasurer refs = CHarnessMeasurer.fromEnvironment();
         DeviceMeasurer m = new DeviceMeasurer(device, tc, cores).referencesFrom(refs)) {
       System.out.printf(
           "%-32s %-5s %10s %10s %8s %7s %8s %8s%n",
           "operator", "model", "untuned_us", "best_us", "trials", "to90", "to90_s", "search_s");
-      for (String mode : List.of("cold", "warm")) {
+      for (String mode : modes) {
         for (Op op : ops) {
           TuningTask task = task(op, device.target());
           List<TuningRecord> previous = new ArrayList<>();
           if (mode.equals("warm")) {
             coldRecords.forEach(
                 (name, recs) -> {
-                  if (!name.equals(op.name())) {
+                  if (!name.equals(taskName(op.name()))) {
                     previous.addAll(recs);
                   }
                 });
@@ -156,10 +216,16 @@ public final class TuningCostBench {
                   m,
                   o,
                   previous,
-                  batch -> records.addAll(TuningRecord.of(task, m, batch)),
+                  batch -> {
+                    List<TuningRecord> made = TuningRecord.of(task, m, batch);
+                    records.addAll(made);
+                    if (log != null) {
+                      TuningLog.append(log, made);
+                    }
+                  },
                   p -> {});
           if (mode.equals("cold")) {
-            coldRecords.put(op.name(), records);
+            coldRecords.put(task.operator(), records);
           }
           Map<String, Object> row = new LinkedHashMap<>();
           row.put("operator", op.name());
