@@ -250,8 +250,15 @@ fi
 
 # Operators (issue 5): matmul, softmax, conv2d with the untuned default schedules beside torch
 # (cuBLAS, cuDNN): writes OUT_DIR/ops-ours.json, ops-torch.json, ops-gpu-latest.json, ops-table.txt.
+# The generated workloads' _tuned rows come from the committed tuning log of TuningCostBench's
+# searches on the H200, bench/tuning/gpu-generated.jsonl.xz (KG_OPS_TUNED: another log; empty: none).
 run_ops() {
-  "${java[@]}" dev.kernelgen.bench.gpu.OpsGpuBench "$@" 2>&1 | tee "$1/ops-ours.log"
+  local tuned=${KG_OPS_TUNED-}
+  if [[ -z ${KG_OPS_TUNED+set} && -f bench/tuning/gpu-generated.jsonl.xz ]]; then
+    tuned=$1/tuning.jsonl
+    xz -dc bench/tuning/gpu-generated.jsonl.xz >"$tuned"
+  fi
+  KG_OPS_TUNED=$tuned "${java[@]}" dev.kernelgen.bench.gpu.OpsGpuBench "$@" 2>&1 | tee "$1/ops-ours.log"
   python3 bench/ops_torch.py "$1/ops-torch.json" --ours "$1/ops-ours.json" \
     --merged "$1/ops-gpu-latest.json" 2>&1 | tee "$1/ops-table.txt"
 }

@@ -9,6 +9,9 @@ Workloads, the same as dev.kernelgen.bench.gpu.OpsGpuBench:
   softmax_{4096x4096,16384x1024}_auto     torch.softmax(x, dim=-1)
   layer_norm_{4096x4096,16384x1024}_auto  F.layer_norm(x, (cols,), gamma, beta, eps=1e-5)
   conv2d_{1,32}x64x56x56_f64  F.conv2d 3x3, padding 1 (cuDNN, benchmark mode); _auto: as matmul's
+  (_tuned rows: as _auto, beside the best generated record; only where OpsGpuBench timed one)
+  depthwise_fused_{1,32}x256x96x96_{template,auto,tuned}  cuDNN depthwise + scale_shift + relu;
+      copy_{1,32}x256x96x96: a device-to-device copy of the input (the bandwidth bound)
   conv_bn_swish_{1x64x56x56_k64,8x32x28x28_k32}  the conv + batch norm + swish sample's operator:
       torch_*: eager F.conv2d -> F.batch_norm (running statistics, eps 1e-5) -> F.silu (3 kernels);
       torch_folded_*: batch norm folded into the conv's weight and bias, then F.silu (2 kernels,
@@ -118,6 +121,20 @@ def workloads():
         for name in (f"conv2d_{batch}x64x56x56_f64", f"conv2d_{batch}x64x56x56_f64_auto",
                      f"conv2d_{batch}x64x56x56_f64_tuned"):
             yield name, flops, 0, (lambda inp=inp, w=w: F.conv2d(inp, w, padding=1))
+    # The seed's fused depthwise (OpsGpuBench: the hand template, the generated pick, the best
+    # generated record) beside cuDNN's depthwise + scale_shift + relu in eager ops, and a copy of the
+    # input (device to device): the bandwidth a kernel that reads the input and writes the output
+    # once can reach.
+    for batch in (1, 32):
+        inp, w = rand(batch, 256, 96, 96), rand(256, 1, 3, 3)
+        scale, shift = rand(256)[:, None, None], rand(256)[:, None, None]
+        nbytes = 2 * 4 * inp.numel()
+        for kind in ("template", "auto", "tuned"):
+            yield f"depthwise_fused_{batch}x256x96x96_{kind}", 0, nbytes, (
+                lambda inp=inp, w=w, scale=scale, shift=shift:
+                torch.relu(F.conv2d(inp, w, padding=1, groups=256) * scale + shift))
+        dst = torch.empty_like(inp)
+        yield f"copy_{batch}x256x96x96", 0, nbytes, (lambda inp=inp, dst=dst: dst.copy_(inp))
 
 
 CONV_BN_SWISH = ((1, 64, 56, 56, 64), (8, 32, 28, 28, 32))
@@ -204,10 +221,11 @@ def main(argv):
     name = torch.cuda.get_device_name()
     print(f"ops_torch on {name}, torch {torch.__version__}")
     rows = []
+    ours = ours_names(opts)
     for workload, flops, nbytes, fn in workloads():
         if only and only not in workload:
             continue
-        if workload.endswith("_tuned") and workload not in ours_names(opts):
+        if workload.endswith("_tuned") and workload not in ours:
             continue  # no tuned row of ours to stand beside
         r = {"workload": workload, "torch_us": round(per_call(fn), 3),
              "torch_gpu_us": round(graph_time(fn), 3)}

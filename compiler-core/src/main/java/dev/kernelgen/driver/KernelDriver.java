@@ -1,10 +1,14 @@
 package dev.kernelgen.driver;
 
+import dev.kernelgen.autosched.AnalyticPredictor;
+import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.autosched.SketchRules;
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.GenerateRequest.SpecSource;
 import dev.kernelgen.driver.SpecReader.LibrarySpec;
 import dev.kernelgen.topi.DefaultSchedules;
+import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.TuningTask;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,7 +93,21 @@ public final class KernelDriver {
 
   /** Whether {@code task} searches the generated schedules' space (its knobs include "sketch"). */
   public static boolean generatedSchedules(TuningTask task) {
-    return task.space().knobs().containsKey(dev.kernelgen.autosched.AutoScheduler.SKETCH);
+    return task.space().knobs().containsKey(AutoScheduler.SKETCH);
+  }
+
+  /**
+   * The configurations a search of {@code task} measures first: for the generated schedules, the
+   * untuned pick (what {@code generate} embeds without a record), so that a search never ends
+   * slower than building without one; none for a template's or a schedule method's space.
+   */
+  public static List<Configuration> firstCandidates(TuningTask task) {
+    if (!generatedSchedules(task)) {
+      return List.of();
+    }
+    return List.of(
+        AutoScheduler.untunedConfig(
+            task.target(), task.def().outputs(), SketchRules.defaults(), new AnalyticPredictor()));
   }
 
   /** {@code META-INF/kernels/<library>}: where a library's kernels lie among the resources. */

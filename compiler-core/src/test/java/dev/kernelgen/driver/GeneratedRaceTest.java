@@ -49,6 +49,23 @@ class GeneratedRaceTest {
     assertThat(raced.get(1).kernelName()).isEqualTo(raced.get(0).kernelName());
   }
 
+  @Test
+  void aSearchOfTheGeneratedSpaceMeasuresTheUntunedPickFirst() {
+    List<TuningTask> raced =
+        addTasks(KernelDriver.tuningTasks(request(List.of(), new ArrayList<>()), true));
+    assertThat(KernelDriver.firstCandidates(raced.get(0))).isEmpty();
+    TuningTask generated = raced.get(1);
+    List<Configuration> first = KernelDriver.firstCandidates(generated);
+    assertThat(first).hasSize(1);
+    assertThat(generated.space().contains(first.get(0))).isTrue();
+    // The pick is what generate embeds without a record: the same schedule, primitive by primitive.
+    assertThat(TuningTask.trace(generated.schedule(first.get(0))))
+        .isEqualTo(
+            TuningTask.trace(
+                dev.kernelgen.autosched.AutoScheduler.untuned(
+                    Target.C, generated.def().outputs())));
+  }
+
   private static TuningRecord rec(Configuration c, double us) {
     return new TuningRecord(
         "SmallKernels/add",

@@ -116,7 +116,8 @@ public final class TuneRunner {
           Tuner.Options.defaults()
               .withTrials(s.trials())
               .withPatience(s.patience())
-              .withTimeLimit(s.timeLimit());
+              .withTimeLimit(s.timeLimit())
+              .withFirst(KernelDriver.firstCandidates(task));
       Tuner.Result r =
           Tuner.tune(
               task,

@@ -5,6 +5,7 @@ import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.bench.Workload;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.measure.LaunchTiming;
 import dev.kernelgen.runtime.DataType;
@@ -18,6 +19,7 @@ import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Conv;
 import dev.kernelgen.topi.DefaultSchedules;
+import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.topi.Padding;
@@ -289,6 +291,53 @@ public final class OpsGpuBench {
       String name = "conv2d_" + batch + "x64x56x56_f64";
       cs.add(new Case(name, conv, flops, ref));
       cs.add(new Case(name + "_auto", conv, flops, ref, generated(conv)));
+    }
+    cs.addAll(depthwiseCases());
+    return cs;
+  }
+
+  /**
+   * The seed's fused depthwise convolution (3x3, SAME, + scale_shift + relu) at [1,256,96,96] and
+   * [32,256,96,96]: the hand template ({@code _template}: {@link DepthwiseSchedules#gpuDirect} at
+   * the configuration GpuBench's search found fastest for the workload on the H200, 2026-12-04's
+   * seed run) beside the auto-scheduler's untuned pick ({@code _auto}). Timed as bytes moved (input
+   * read and output written once): the copy bandwidth is {@code ops_torch.py}'s row.
+   */
+  static List<Case> depthwiseCases() {
+    List<Case> cs = new ArrayList<>();
+    for (int batch : new int[] {1, 32}) {
+      Workload w = Workload.of(batch, 256, 96, 96, 1, 3, 1, dev.kernelgen.bench.Padding.SAME);
+      SeedSchedules s = SeedSchedules.of(w);
+      List<Tensor> args = s.fusedArgs();
+      OperatorDef def = OperatorDef.of(args.subList(0, 4), s.fused());
+      int c = 256;
+      int h = 96;
+      Reference ref =
+          (ins, flat) -> {
+            int xx = (int) (flat % h);
+            int yy = (int) (flat / h % h);
+            int cc = (int) (flat / ((long) h * h) % c);
+            long nn = flat / ((long) h * h * c);
+            double acc = 0;
+            for (int di = 0; di < 3; di++) {
+              for (int dj = 0; dj < 3; dj++) {
+                int iy = yy + di - 1;
+                int ix = xx + dj - 1;
+                if (iy >= 0 && iy < h && ix >= 0 && ix < h) {
+                  acc +=
+                      (double) ins.get(0)[(int) (((nn * c + cc) * h + iy) * h + ix)]
+                          * ins.get(1)[(cc * 3 + di) * 3 + dj];
+                }
+              }
+            }
+            return Math.max(0, acc * ins.get(2)[cc] + ins.get(3)[cc]);
+          };
+      // GpuBench's fastest direct configurations (rows, threads_y, threads_x, window in registers).
+      DirectConfig tuned =
+          batch == 1 ? new DirectConfig(8, 4, 32, true) : new DirectConfig(16, 1, 128, false);
+      String name = "depthwise_fused_" + batch + "x256x96x96";
+      cs.add(new Case(name + "_template", def, 0, ref, s.fusedDirect(tuned)));
+      cs.add(new Case(name + "_auto", def, 0, ref, generated(def)));
     }
     return cs;
   }

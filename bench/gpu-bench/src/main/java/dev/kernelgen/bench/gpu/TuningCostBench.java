@@ -9,6 +9,7 @@ import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.autosched.SketchRules;
 import dev.kernelgen.bench.CpuInfo;
 import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.driver.KernelDriver;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.measure.CHarnessMeasurer;
 import dev.kernelgen.measure.DeviceMeasurer;
@@ -103,7 +104,8 @@ public final class TuningCostBench {
 
   /**
    * Operators searched only when named by {@code --ops}: the benchmark's other matmul and conv2d
-   * shapes, so that {@code OpsGpuBench --tuned} has records for them too.
+   * shapes and the seed's fused depthwise at batch 32, so that {@code OpsGpuBench --tuned} has
+   * records for them too.
    */
   static List<Op> extraOperators() {
     List<Op> ops = new ArrayList<>();
@@ -112,6 +114,16 @@ public final class TuningCostBench {
       Tensor b = placeholder("B", FLOAT32, n, n);
       ops.add(new Op("matmul_" + n, OperatorDef.of(List.of(a, b), Linalg.matmul(a, b))));
     }
+    Tensor input = placeholder("input", FLOAT32, 32, 256, 96, 96);
+    Tensor filter = placeholder("filter", FLOAT32, 256, 1, 3, 3);
+    Tensor scale = placeholder("scale", FLOAT32, 256);
+    Tensor shift = placeholder("shift", FLOAT32, 256);
+    Tensor conv = Nn.depthwiseConv2dNchw(input, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
+    ops.add(
+        new Op(
+            "depthwise_fused_32x256x96x96",
+            OperatorDef.of(
+                List.of(input, filter, scale, shift), Nn.relu(Nn.scaleShift(conv, scale, shift)))));
     Tensor in = placeholder("Input", FLOAT32, 1, 64, 56, 56);
     Tensor f = placeholder("Filter", FLOAT32, 64, 64, 3, 3);
     ops.add(
@@ -209,7 +221,8 @@ public final class TuningCostBench {
                   .withBatch(Math.max(2, cores))
                   .withPatience(0)
                   .withTimeLimit(Duration.ofSeconds(seconds))
-                  .withTransfer(mode.equals("warm"));
+                  .withTransfer(mode.equals("warm"))
+                  .withFirst(KernelDriver.firstCandidates(task));
           Tuner.Result r =
               Tuner.tune(
                   task,
