@@ -7,11 +7,16 @@ public final class SketchRules {
   private SketchRules() {}
 
   /**
-   * Inline injective stages; fuse row reductions into the stage that normalises with them; tile the
-   * remaining reductions with their epilogues; schedule what is left elementwise.
+   * Inline injective stages; fuse row reductions into the stage that normalises with them; factor
+   * long reductions into a small output (CPU); tile the remaining reductions with their epilogues;
+   * schedule what is left elementwise.
    */
   public static List<SketchRule> defaults() {
     return List.of(
-        new InlineInjective(), new RowReduction(), new MultiLevelTiling(), new ElementwiseRoot());
+        new InlineInjective(),
+        new RowReduction(),
+        new RfactorReduction(),
+        new MultiLevelTiling(),
+        new ElementwiseRoot());
   }
 }

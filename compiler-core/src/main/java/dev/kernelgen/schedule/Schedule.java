@@ -211,6 +211,112 @@ public final class Schedule {
     return cache;
   }
 
+  /**
+   * Factors the reduction of {@code t} over its reduce axis {@code k} (TVM's {@code rfactor}, with
+   * the split of {@code k} made here): a new stage {@code t.rf} computes {@code factor} partial
+   * results side by side, {@code t.rf[i..., ki] = reduce over ko (and t's other reduce axes) of
+   * body[k = min + ko * factor + ki]}, and {@code t} combines them, {@code t[i...] = reduce over ki
+   * of t.rf[i..., ki]}. The partial results' axis {@code ki} is the last (TVM's {@code factor_axis}
+   * -1), so that lanes of it are contiguous in memory; it is data parallel: it can be vectorized,
+   * run in parallel or bound to threads, which a reduction axis cannot. A ragged last step ({@code
+   * factor} not dividing the extent) is left out by the reduction's condition. Returns {@code
+   * t.rf}; it must come before {@code t}'s loops are split, fused or reordered.
+   */
+  public Tensor rfactor(Tensor t, IterVar k, int factor) {
+    return rfactor(t, k, factor, false);
+  }
+
+  /**
+   * As {@link #rfactor}, the partial results those of {@code parts} contiguous chunks of {@code k}
+   * (TVM's split by {@code nparts}, then rfactor of the outer part): {@code t.rf[i..., kp] = reduce
+   * over kc of body[k = min + kp * chunk + kc]}, {@code chunk = ceil(extent / parts)}. Each partial
+   * result reads consecutive memory, so the parts can run in parallel on CPU cores each streaming
+   * its own chunk, the chunk's reduction in vector lanes.
+   */
+  public Tensor rfactorParts(Tensor t, IterVar k, int parts) {
+    return rfactor(t, k, parts, true);
+  }
+
+  private Tensor rfactor(Tensor t, IterVar k, int factor, boolean parts) {
+    String primitive = parts ? "rfactor_parts" : "rfactor";
+    Stage s = stage(t);
+    UserError.check(
+        !s.isPlaceholder() && s.body() instanceof dev.kernelgen.te.Reduce,
+        "%s of '%s': it is not a reduction",
+        primitive,
+        t.name());
+    dev.kernelgen.te.Reduce r = (dev.kernelgen.te.Reduce) s.body();
+    UserError.check(
+        r.axes().contains(k),
+        "%s of '%s' over '%s', which is not one of its reduce axes %s",
+        primitive,
+        t.name(),
+        k.name(),
+        r.axes());
+    UserError.check(
+        factor >= 2,
+        "%s of '%s' by %d: the factor must be at least 2",
+        primitive,
+        t.name(),
+        factor);
+    UserError.check(
+        s.relations().isEmpty() && s.leafIterVars().equals(s.rootIterVars()),
+        "%s of '%s' must come before its loops are split, fused or reordered",
+        primitive,
+        t.name());
+    ComputeOp op = (ComputeOp) t.op();
+    Expr extent = k.dom().extent();
+    // The partial results' axis, then fresh copies of t's axes.
+    IterVar ki =
+        new IterVar(
+            new Var(k.name() + (parts ? ".part" : ".inner"), k.var().dtype()),
+            Range.of(0, factor),
+            IterVar.Kind.DATA_PAR);
+    Map<Var, Expr> fresh = new HashMap<>();
+    List<IterVar> axis = new ArrayList<>();
+    for (IterVar iv : op.axis()) {
+      Var v = new Var(iv.name(), iv.var().dtype());
+      fresh.put(iv.var(), v);
+      axis.add(new IterVar(v, iv.dom(), iv.kind()));
+    }
+    axis.add(ki);
+    Expr steps = dev.kernelgen.arith.Simplifier.simplify(extent.add(factor - 1).floordiv(factor));
+    IterVar ko = TE.reduceAxis(steps, k.name() + (parts ? ".chunk" : ".outer"));
+    // inner: the offset in k; ragged when the factor does not divide the extent.
+    Expr inner = parts ? ki.var().mul(steps).add(ko.var()) : ko.var().mul(factor).add(ki.var());
+    fresh.put(k.var(), dev.kernelgen.arith.Simplifier.simplify(k.dom().min().add(inner)));
+    List<IterVar> reduceAxes = new ArrayList<>();
+    for (IterVar a : r.axes()) {
+      reduceAxes.add(a == k ? ko : a);
+    }
+    Expr condition = Substitute.apply(r.condition(), fresh);
+    boolean ragged = !(extent instanceof dev.kernelgen.te.IntImm e && e.value() % factor == 0);
+    if (ragged) {
+      condition = condition.and(inner.lt(extent));
+    }
+    condition = dev.kernelgen.arith.Simplifier.simplify(condition);
+    String name = uniqueName(t.name() + ".rf");
+    Tensor rf =
+        new ComputeOp(
+                name,
+                axis,
+                new dev.kernelgen.te.Reduce(
+                    r.combiner(), Substitute.apply(r.source(), fresh), reduceAxes, condition),
+                op.tag())
+            .output();
+    insertBefore(s, rf);
+    IterVar kr = TE.reduceAxis(factor, k.name() + ".rf");
+    List<Expr> at = new ArrayList<>();
+    op.axis().forEach(iv -> at.add(iv.var()));
+    at.add(kr.var());
+    s.setBody(
+        new dev.kernelgen.te.Reduce(
+            r.combiner(), TensorRead.of(rf, at), List.of(kr), TE.expr(true)));
+    s.replaceReduceAxes(List.of(kr));
+    trace.record(s, primitive, k.name(), Integer.toString(factor));
+    return rf;
+  }
+
   private String uniqueName(String base) {
     String name = base;
     for (int k = 1; nameTaken(name); k++) {

@@ -118,6 +118,13 @@ public final class Stage {
     return reduceAxis.get(d);
   }
 
+  /** After rfactor: the stage reduces over {@code axes} instead of its operation's. */
+  void replaceReduceAxes(List<IterVar> axes) {
+    leafIterVars.removeAll(reduceAxis);
+    reduceAxis = List.copyOf(axes);
+    leafIterVars.addAll(reduceAxis);
+  }
+
   void dropReduceAxes() {
     leafIterVars.removeAll(reduceAxis);
     reduceAxis = List.of();

@@ -80,9 +80,21 @@ public final class Trace {
                   .map(n -> s.stage(n).tensor())
                   .toArray(dev.kernelgen.te.Tensor[]::new));
       case "cache_write" -> s.cacheWrite(stage.tensor(), a.get(0));
+      case "rfactor" ->
+          s.rfactor(stage.tensor(), reduceAxis(stage, a.get(0)), Integer.parseInt(a.get(1)));
+      case "rfactor_parts" ->
+          s.rfactorParts(stage.tensor(), reduceAxis(stage, a.get(0)), Integer.parseInt(a.get(1)));
       default ->
           throw new UserError("unknown schedule primitive '" + st.primitive() + "' in trace");
     }
+  }
+
+  private static IterVar reduceAxis(Stage stage, String name) {
+    return stage.reduceAxis().stream()
+        .filter(iv -> iv.name().equals(name))
+        .findFirst()
+        .orElseThrow(
+            () -> new UserError("stage '" + stage.name() + "' has no reduce axis '" + name + "'"));
   }
 
   @Override

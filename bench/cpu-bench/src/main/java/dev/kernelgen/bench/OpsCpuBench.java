@@ -24,6 +24,8 @@ import dev.kernelgen.runtime.cpu.CpuDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.Conv;
@@ -145,6 +147,13 @@ public final class OpsCpuBench {
     if (only == null || "softmax_4096x4096".contains(only)) {
       rows.add(softmax(4096, 4096, timing));
     }
+    // Long reductions into a few outputs (the rfactor rule's case): in memory and in cache.
+    for (int[] rc : new int[][] {{1, 1 << 24}, {8, 1 << 20}, {4, 1 << 16}}) {
+      String name = "mean_square_" + rc[0] + "x" + rc[1];
+      if (only == null || name.contains(only)) {
+        rows.add(meanSquare(rc[0], rc[1], timing));
+      }
+    }
     for (int[] rc : new int[][] {{4096, 4096}, {16384, 1024}}) {
       String name = "layer_norm_" + rc[0] + "x" + rc[1];
       if (only == null || name.contains(only)) {
@@ -216,6 +225,23 @@ public final class OpsCpuBench {
     try (OrtRunner ort = new OrtRunner(OpsOnnxModels.softmax(rows, cols), shape, shape)) {
       return compare(
           "softmax_" + rows + "x" + cols, 0, k, List.of(x), (long) rows * cols, ort, x, timing);
+    }
+  }
+
+  static Row meanSquare(int rows, int cols, WallClockTiming timing) throws Exception {
+    float[] x = random(9, (long) rows * cols);
+    Tensor tx = placeholder("X", FLOAT32, rows, cols);
+    IterVar k = TE.reduceAxis(cols, "k");
+    Tensor sumSq =
+        TE.compute(
+            "SumSquare", TE.shape(rows), i -> TE.sum(tx.at(i, k.var()).mul(tx.at(i, k.var())), k));
+    Tensor y = TE.compute("MeanSquare", TE.shape(rows), i -> sumSq.at(i).div((double) cols));
+    Kernel kernel = compile("mean_square", OperatorDef.of(List.of(tx), y));
+    try (OrtRunner ort =
+        new OrtRunner(
+            OpsOnnxModels.meanSquare(rows, cols), new long[] {rows, cols}, new long[] {rows})) {
+      return compare(
+          "mean_square_" + rows + "x" + cols, 0, kernel, List.of(x), rows, ort, x, timing);
     }
   }
 

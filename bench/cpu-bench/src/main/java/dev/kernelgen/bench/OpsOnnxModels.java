@@ -51,6 +51,25 @@ public final class OpsOnnxModels {
   }
 
   /**
+   * The mean of the squares of each row of {@code [rows, cols]} (RMS norm's statistic):
+   * ReduceSumSquare over axis 1 (opset 17: axes as an attribute), then a division by {@code cols}.
+   */
+  public static byte[] meanSquare(int rows, int cols) {
+    ProtoWriter graph = new ProtoWriter();
+    graph.message(
+        GRAPH_NODE,
+        node("ReduceSumSquare", "sumsq", OnnxModel.INPUT)
+            .message(NODE_ATTRIBUTE, OnnxModel.intsAttr("axes", 1))
+            .message(NODE_ATTRIBUTE, OnnxModel.intAttr("keepdims", 0)));
+    graph.message(GRAPH_NODE, node("Div", OnnxModel.OUTPUT, "sumsq", "n"));
+    graph.string(GRAPH_NAME, "mean_square");
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("n", new long[] {}, new float[] {cols}));
+    graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, new long[] {rows, cols}));
+    graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, new long[] {rows}));
+    return model(graph);
+  }
+
+  /**
    * LayerNormalization over the last axis of {@code [rows, cols]} (epsilon 1e-5, the default), with
    * {@code gamma} and {@code beta} of {@code cols} as initializers.
    */

@@ -1,0 +1,81 @@
+package dev.kernelgen.autosched;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.shape;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.CCodegen;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.TE;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.testing.Check;
+import dev.kernelgen.topi.OpSchedules;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rfactor rule: a long reduction into a small output is factored into partial results that run
+ * in parallel and in vector lanes on CPUs; elsewhere the rule stays out.
+ */
+class RfactorReductionTest {
+  /** The sum of squares of each of {@code rows} rows (a vector's squared norm for one row). */
+  private static Tensor sumOfSquares(Object rows, Object cols) {
+    Tensor x = placeholder("X", FLOAT32, rows, cols);
+    IterVar k = reduceAxis(cols, "k");
+    return compute("SumSq", shape(rows), i -> TE.sum(x.at(i, k.var()).mul(x.at(i, k.var())), k));
+  }
+
+  private static boolean factored(Schedule s) {
+    return s.trace().toString().contains(".rfactor_parts(");
+  }
+
+  @Test
+  void aLongSumIntoAFewOutputsIsFactoredInParallelAndInLanes() {
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(sumOfSquares(2, 100_003)));
+    assertThat(factored(s)).isTrue();
+    String c =
+        CCodegen.generate(List.of(Lower.lower(s, "ss", OpSchedules.args(s), Target.C, null)), "m");
+    assertThat(c).contains("#pragma omp parallel for");
+  }
+
+  @Test
+  void manyOutputsOrShortReductionsOrGpusAreLeftToTheOtherRules() {
+    assertThat(factored(AutoScheduler.untuned(Target.C, List.of(sumOfSquares(8, 100_000)))))
+        .isFalse();
+    assertThat(factored(AutoScheduler.untuned(Target.C, List.of(sumOfSquares(2, 1000))))).isFalse();
+    assertThat(factored(AutoScheduler.untuned(Target.CUDA, List.of(sumOfSquares(2, 100_000)))))
+        .isFalse();
+  }
+
+  @Test
+  void everyPartsSettingMatchesTheOracleOnRaggedAndSymbolicExtents() {
+    Var n = new Var("n");
+    for (Object cols : new Object[] {4099, 8192, n}) {
+      Tensor out = sumOfSquares(3, cols);
+      for (int parts : new int[] {2, 8, 16}) {
+        Schedule s =
+            AutoScheduler.generate(
+                Target.C, List.of(out), Knobs.configured(Map.of("SumSq.parts", parts)));
+        assertThat(factored(s)).isTrue();
+        Map<Var, Long> dims = cols == n ? Map.of(n, 5000L) : Map.of();
+        Check.check(
+            s,
+            OpSchedules.args(s),
+            dims,
+            EnumSet.of(Check.Backend.IR, Check.Backend.C, Check.Backend.JAVA),
+            1e-4,
+            1e-3);
+      }
+    }
+  }
+}
