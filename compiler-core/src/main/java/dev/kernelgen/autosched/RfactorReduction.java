@@ -30,9 +30,15 @@ final class RfactorReduction implements SketchRule {
     return "rfactor";
   }
 
+  /** On GPUs: the most output elements factored (a GPU needs thousands of threads busy). */
+  static final long GPU_MAX_OUTPUTS = 64;
+
+  /** On GPUs: the threads of a block, each a partial result (consecutive threads read along k). */
+  static final int GPU_THREADS = 256;
+
   @Override
   public boolean applies(SketchState state, Stage st) {
-    if (state.gpu() || !st.hasReduction() || state.isDone(st) || !st.relations().isEmpty()) {
+    if (!st.hasReduction() || state.isDone(st) || !st.relations().isEmpty()) {
       return false;
     }
     if (st.axis().stream().anyMatch(iv -> ComputeDag.extent(iv) < 0)) {
@@ -41,13 +47,17 @@ final class RfactorReduction implements SketchRule {
     long outputs = outputs(st);
     IterVar k = st.reduceAxis(st.reduceAxis().size() - 1);
     long extent = ComputeDag.extent(k);
-    return outputs <= MAX_OUTPUTS
+    return outputs <= (state.gpu() ? GPU_MAX_OUTPUTS : MAX_OUTPUTS)
         && (extent < 0 || extent >= MIN_EXTENT)
         && !ComputeDag.stridedAlong(state.schedule(), st, k.var());
   }
 
   @Override
   public void apply(SketchState state, Stage red) {
+    if (state.gpu()) {
+      applyGpu(state, red);
+      return;
+    }
     Schedule s = state.schedule();
     int parts = state.knob(red, "parts", 8, 4, 16, 2);
     IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
@@ -65,6 +75,54 @@ final class RfactorReduction implements SketchRule {
     st.parallel(tasks);
     RowReduction.vectorizeLongReduction(st);
     state.note(red, "cpu.tasks", parts * outputs(red));
+    state.done(st);
+    state.done(red);
+  }
+
+  /**
+   * On GPUs: {@code blocks x} {@value #GPU_THREADS} partial results per output, interleaved along
+   * the reduce axis ({@link Schedule#rfactor}) so that a warp's loads are consecutive: a kernel of
+   * a thread per partial result; a kernel of a block per output, its threads each adding up one
+   * partial result of every block; a thread per output adding up those.
+   */
+  private static void applyGpu(SketchState state, Stage red) {
+    Schedule s = state.schedule();
+    int blocks = state.knob(red, "blocks", 64, 16, 256);
+    IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
+    Stage st = s.stage(s.rfactor(red.tensor(), k, blocks * GPU_THREADS));
+    List<IterVar> axes = st.axis();
+    Stage.Split sp = st.split(axes.get(axes.size() - 1), GPU_THREADS);
+    List<IterVar> order = new ArrayList<>(axes.subList(0, axes.size() - 1));
+    order.add(sp.outer());
+    order.add(sp.inner());
+    order.addAll(st.reduceAxis());
+    st.reorder(order.toArray(IterVar[]::new));
+    IterVar block = sp.outer();
+    for (int d = axes.size() - 2; d >= 0; d--) {
+      block = st.fuse(axes.get(d), block);
+    }
+    st.bind(block, dev.kernelgen.schedule.ThreadTag.BLOCK_X);
+    st.bind(sp.inner(), dev.kernelgen.schedule.ThreadTag.THREAD_X);
+    // The combination, twice factored again: a block per output whose threads each add up one
+    // partial result of every block (consecutive threads, consecutive partial results), then a
+    // thread per output adding up the block's.
+    Stage st2 = s.stage(s.rfactor(red.tensor(), red.reduceAxis(0), GPU_THREADS));
+    List<IterVar> axes2 = st2.axis();
+    IterVar block2 = axes2.get(0);
+    for (IterVar a : axes2.subList(1, axes2.size() - 1)) {
+      block2 = st2.fuse(block2, a);
+    }
+    st2.bind(block2, dev.kernelgen.schedule.ThreadTag.BLOCK_X);
+    st2.bind(axes2.get(axes2.size() - 1), dev.kernelgen.schedule.ThreadTag.THREAD_X);
+    IterVar out = red.axis(0);
+    for (IterVar a : red.axis().subList(1, red.axis().size())) {
+      out = red.fuse(out, a);
+    }
+    Stage.Split one = red.split(out, 64);
+    red.bind(one.outer(), dev.kernelgen.schedule.ThreadTag.BLOCK_X);
+    red.bind(one.inner(), dev.kernelgen.schedule.ThreadTag.THREAD_X);
+    state.done(st2);
+    state.note(red, "gpu.rfactor_blocks", blocks);
     state.done(st);
     state.done(red);
   }

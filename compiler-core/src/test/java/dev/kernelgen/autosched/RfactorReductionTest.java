@@ -53,8 +53,23 @@ class RfactorReductionTest {
     assertThat(factored(AutoScheduler.untuned(Target.C, List.of(sumOfSquares(8, 100_000)))))
         .isFalse();
     assertThat(factored(AutoScheduler.untuned(Target.C, List.of(sumOfSquares(2, 1000))))).isFalse();
-    assertThat(factored(AutoScheduler.untuned(Target.CUDA, List.of(sumOfSquares(2, 100_000)))))
+    assertThat(factored(AutoScheduler.untuned(Target.CUDA, List.of(sumOfSquares(256, 100_000)))))
         .isFalse();
+  }
+
+  @Test
+  void onGpusThePartialResultsSpreadOverBlocksAndABlockPerOutputCombinesThem() {
+    Var n = new Var("n");
+    for (Object cols : new Object[] {5003, n}) {
+      Tensor out = sumOfSquares(3, cols);
+      for (int blocks : new int[] {16, 64}) {
+        Schedule s =
+            AutoScheduler.generate(
+                Target.CUDA, List.of(out), Knobs.configured(Map.of("SumSq.blocks", blocks)));
+        assertThat(s.trace().toString()).contains(".rfactor(k, " + blocks * 256 + ")");
+        dev.kernelgen.topi.GpuCheck.check(s, cols == n ? Map.of(n, 4099L) : Map.of());
+      }
+    }
   }
 
   @Test

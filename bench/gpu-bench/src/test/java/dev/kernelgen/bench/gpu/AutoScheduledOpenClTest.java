@@ -97,6 +97,13 @@ class AutoScheduledOpenClTest {
         List.of(
             Linalg.matmul(
                 placeholder("Na", FLOAT32, 64, 96), placeholder("Nb", FLOAT32, 96, 128))));
+    // A long reduction into 3 outputs (the rfactor rule: three kernels), its length ragged.
+    Tensor v = placeholder("V", FLOAT32, 3, 9001);
+    IterVar kv = reduceAxis(9001, "kv");
+    ops.put(
+        "sum_of_squares",
+        List.of(
+            compute("SumSq", shape(3), i -> sum(v.at(i, kv.var()).mul(v.at(i, kv.var())), kv))));
     List<Arguments> out = new ArrayList<>();
     for (var e : ops.entrySet()) {
       out.add(Arguments.of(e.getKey() + "_pick", AutoScheduler.untuned(target, e.getValue())));
