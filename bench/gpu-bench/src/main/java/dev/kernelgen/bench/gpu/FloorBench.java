@@ -107,6 +107,9 @@ public final class FloorBench {
             List.of(rows, gamma, beta),
             Nn.layerNorm(rows, gamma, beta, 1, 1e-5)));
     ops.add(Op.library("row_sum_1024x1024", List.of(rows), Reduction.sum(rows, false, 1)));
+    // A long reduction into two outputs (the rfactor rule).
+    Tensor longRows = placeholder("LongRows", FLOAT32, 2, 1 << 21);
+    ops.add(Op.library("row_sum_2x2097152", List.of(longRows), Reduction.sum(longRows, false, 1)));
     Tensor img = placeholder("Image", FLOAT32, 1, 64, 112, 112);
     ops.add(
         Op.library(
