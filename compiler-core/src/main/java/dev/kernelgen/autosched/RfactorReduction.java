@@ -2,6 +2,7 @@ package dev.kernelgen.autosched;
 
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.IterVar;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,17 +63,9 @@ final class RfactorReduction implements SketchRule {
     int parts = state.knob(red, "parts", 8, 4, 16, 2);
     IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
     Stage st = s.stage(s.rfactorParts(red.tensor(), k, parts));
-    // The outputs and the parts in one parallel loop, each task a contiguous chunk of one output's
-    // reduction, in vector lanes.
-    List<IterVar> axes = st.axis();
-    List<IterVar> order = new ArrayList<>(axes);
-    order.addAll(st.reduceAxis());
-    st.reorder(order.toArray(IterVar[]::new));
-    IterVar tasks = axes.get(0);
-    for (int d = 1; d < axes.size(); d++) {
-      tasks = st.fuse(tasks, axes.get(d));
-    }
-    st.parallel(tasks);
+    // The outputs and the parts (the last axis) in one parallel loop, each task a contiguous chunk
+    // of one output's reduction, in vector lanes.
+    st.parallel(GpuTiling.fuseAll(st, st.axis()));
     RowReduction.vectorizeLongReduction(st);
     state.note(red, "cpu.tasks", parts * outputs(red));
     state.done(st);
@@ -90,37 +83,22 @@ final class RfactorReduction implements SketchRule {
     int blocks = state.knob(red, "blocks", 64, 16, 256);
     IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
     Stage st = s.stage(s.rfactor(red.tensor(), k, blocks * GPU_THREADS));
-    List<IterVar> axes = st.axis();
-    Stage.Split sp = st.split(axes.get(axes.size() - 1), GPU_THREADS);
-    List<IterVar> order = new ArrayList<>(axes.subList(0, axes.size() - 1));
-    order.add(sp.outer());
-    order.add(sp.inner());
-    order.addAll(st.reduceAxis());
-    st.reorder(order.toArray(IterVar[]::new));
-    IterVar block = sp.outer();
-    for (int d = axes.size() - 2; d >= 0; d--) {
-      block = st.fuse(axes.get(d), block);
-    }
-    st.bind(block, dev.kernelgen.schedule.ThreadTag.BLOCK_X);
-    st.bind(sp.inner(), dev.kernelgen.schedule.ThreadTag.THREAD_X);
+    // The split leaves the blocks and threads of partial results last among the data axes.
+    List<IterVar> axes = new ArrayList<>(st.axis());
+    Stage.Split sp = st.split(axes.remove(axes.size() - 1), GPU_THREADS);
+    axes.add(sp.outer());
+    st.bind(GpuTiling.fuseAll(st, axes), ThreadTag.BLOCK_X);
+    st.bind(sp.inner(), ThreadTag.THREAD_X);
     // The combination, twice factored again: a block per output whose threads each add up one
     // partial result of every block (consecutive threads, consecutive partial results), then a
     // thread per output adding up the block's.
     Stage st2 = s.stage(s.rfactor(red.tensor(), red.reduceAxis(0), GPU_THREADS));
     List<IterVar> axes2 = st2.axis();
-    IterVar block2 = axes2.get(0);
-    for (IterVar a : axes2.subList(1, axes2.size() - 1)) {
-      block2 = st2.fuse(block2, a);
-    }
-    st2.bind(block2, dev.kernelgen.schedule.ThreadTag.BLOCK_X);
-    st2.bind(axes2.get(axes2.size() - 1), dev.kernelgen.schedule.ThreadTag.THREAD_X);
-    IterVar out = red.axis(0);
-    for (IterVar a : red.axis().subList(1, red.axis().size())) {
-      out = red.fuse(out, a);
-    }
-    Stage.Split one = red.split(out, 64);
-    red.bind(one.outer(), dev.kernelgen.schedule.ThreadTag.BLOCK_X);
-    red.bind(one.inner(), dev.kernelgen.schedule.ThreadTag.THREAD_X);
+    st2.bind(GpuTiling.fuseAll(st2, axes2.subList(0, axes2.size() - 1)), ThreadTag.BLOCK_X);
+    st2.bind(axes2.get(axes2.size() - 1), ThreadTag.THREAD_X);
+    Stage.Split one = red.split(GpuTiling.fuseAll(red, red.axis()), 64);
+    red.bind(one.outer(), ThreadTag.BLOCK_X);
+    red.bind(one.inner(), ThreadTag.THREAD_X);
     state.done(st2);
     state.note(red, "gpu.rfactor_blocks", blocks);
     state.done(st);

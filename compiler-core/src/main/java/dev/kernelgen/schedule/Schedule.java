@@ -1,12 +1,15 @@
 package dev.kernelgen.schedule;
 
+import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.ExprVisitor;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Range;
+import dev.kernelgen.te.Reduce;
 import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
@@ -189,19 +192,11 @@ public final class Schedule {
     Stage s = stage(t);
     UserError.check(
         !s.isPlaceholder(), "cache_write of '%s': it is an input (placeholder)", t.name());
-    UserError.check(
-        s.relations().isEmpty() && s.leafIterVars().equals(s.rootIterVars()),
-        "cache_write of '%s' must come before its loops are split, fused or reordered",
-        t.name());
+    checkUntransformed(s, "cache_write");
     ComputeOp op = (ComputeOp) t.op();
     String name = uniqueName(t.name() + "." + scope);
     Map<Var, Expr> fresh = new HashMap<>();
-    List<IterVar> axis = new ArrayList<>();
-    for (IterVar iv : op.axis()) {
-      Var v = new Var(iv.name(), iv.var().dtype());
-      fresh.put(iv.var(), v);
-      axis.add(new IterVar(v, iv.dom(), iv.kind()));
-    }
+    List<IterVar> axis = freshAxes(op, fresh);
     Tensor cache = new ComputeOp(name, axis, Substitute.apply(s.body(), fresh), op.tag()).output();
     Stage cs = insertBefore(s, cache);
     cs.initScope(dev.kernelgen.te.MemoryScope.parse(scope));
@@ -241,11 +236,11 @@ public final class Schedule {
     String primitive = parts ? "rfactor_parts" : "rfactor";
     Stage s = stage(t);
     UserError.check(
-        !s.isPlaceholder() && s.body() instanceof dev.kernelgen.te.Reduce,
+        !s.isPlaceholder() && s.body() instanceof Reduce,
         "%s of '%s': it is not a reduction",
         primitive,
         t.name());
-    dev.kernelgen.te.Reduce r = (dev.kernelgen.te.Reduce) s.body();
+    Reduce r = (Reduce) s.body();
     UserError.check(
         r.axes().contains(k),
         "%s of '%s' over '%s', which is not one of its reduce axes %s",
@@ -259,48 +254,39 @@ public final class Schedule {
         primitive,
         t.name(),
         factor);
-    UserError.check(
-        s.relations().isEmpty() && s.leafIterVars().equals(s.rootIterVars()),
-        "%s of '%s' must come before its loops are split, fused or reordered",
-        primitive,
-        t.name());
+    checkUntransformed(s, primitive);
     ComputeOp op = (ComputeOp) t.op();
     Expr extent = k.dom().extent();
-    // The partial results' axis, then fresh copies of t's axes.
+    // Fresh copies of t's axes, then the partial results' axis.
     IterVar ki =
         new IterVar(
             new Var(k.name() + (parts ? ".part" : ".inner"), k.var().dtype()),
             Range.of(0, factor),
             IterVar.Kind.DATA_PAR);
     Map<Var, Expr> fresh = new HashMap<>();
-    List<IterVar> axis = new ArrayList<>();
-    for (IterVar iv : op.axis()) {
-      Var v = new Var(iv.name(), iv.var().dtype());
-      fresh.put(iv.var(), v);
-      axis.add(new IterVar(v, iv.dom(), iv.kind()));
-    }
+    List<IterVar> axis = freshAxes(op, fresh);
     axis.add(ki);
-    Expr steps = dev.kernelgen.arith.Simplifier.simplify(extent.add(factor - 1).floordiv(factor));
+    Expr steps = Simplifier.simplify(extent.add(factor - 1).floordiv(factor));
     IterVar ko = TE.reduceAxis(steps, k.name() + (parts ? ".chunk" : ".outer"));
     // inner: the offset in k; ragged when the factor does not divide the extent.
     Expr inner = parts ? ki.var().mul(steps).add(ko.var()) : ko.var().mul(factor).add(ki.var());
-    fresh.put(k.var(), dev.kernelgen.arith.Simplifier.simplify(k.dom().min().add(inner)));
+    fresh.put(k.var(), Simplifier.simplify(k.dom().min().add(inner)));
     List<IterVar> reduceAxes = new ArrayList<>();
     for (IterVar a : r.axes()) {
       reduceAxes.add(a == k ? ko : a);
     }
     Expr condition = Substitute.apply(r.condition(), fresh);
-    boolean ragged = !(extent instanceof dev.kernelgen.te.IntImm e && e.value() % factor == 0);
+    boolean ragged = !(extent instanceof IntImm e && e.value() % factor == 0);
     if (ragged) {
       condition = condition.and(inner.lt(extent));
     }
-    condition = dev.kernelgen.arith.Simplifier.simplify(condition);
+    condition = Simplifier.simplify(condition);
     String name = uniqueName(t.name() + ".rf");
     Tensor rf =
         new ComputeOp(
                 name,
                 axis,
-                new dev.kernelgen.te.Reduce(
+                new Reduce(
                     r.combiner(), Substitute.apply(r.source(), fresh), reduceAxes, condition),
                 op.tag())
             .output();
@@ -309,12 +295,33 @@ public final class Schedule {
     List<Expr> at = new ArrayList<>();
     op.axis().forEach(iv -> at.add(iv.var()));
     at.add(kr.var());
-    s.setBody(
-        new dev.kernelgen.te.Reduce(
-            r.combiner(), TensorRead.of(rf, at), List.of(kr), TE.expr(true)));
+    s.setBody(new Reduce(r.combiner(), TensorRead.of(rf, at), List.of(kr), TE.expr(true)));
     s.replaceReduceAxes(List.of(kr));
     trace.record(s, primitive, k.name(), Integer.toString(factor));
     return rf;
+  }
+
+  /** A primitive that rewrites {@code s}'s computation must come before its loops change. */
+  private static void checkUntransformed(Stage s, String primitive) {
+    UserError.check(
+        s.relations().isEmpty() && s.leafIterVars().equals(s.rootIterVars()),
+        "%s of '%s' must come before its loops are split, fused or reordered",
+        primitive,
+        s.name());
+  }
+
+  /**
+   * Copies of {@code op}'s axes over fresh variables, for a new stage computing what it computes;
+   * {@code fresh} receives each old variable's replacement.
+   */
+  private static List<IterVar> freshAxes(ComputeOp op, Map<Var, Expr> fresh) {
+    List<IterVar> axis = new ArrayList<>();
+    for (IterVar iv : op.axis()) {
+      Var v = new Var(iv.name(), iv.var().dtype());
+      fresh.put(iv.var(), v);
+      axis.add(new IterVar(v, iv.dom(), iv.kind()));
+    }
+    return axis;
   }
 
   private String uniqueName(String base) {

@@ -63,43 +63,18 @@ public final class TuningCostBench {
 
   /** The four operators of the issue (or, with {@code small}, each at a shape PoCL runs fast). */
   static List<Op> operators(boolean small) {
-    List<Op> ops = new ArrayList<>();
-    int n = small ? 96 : 2048;
-    Tensor a = placeholder("A", FLOAT32, n, n);
-    Tensor b = placeholder("B", FLOAT32, n, n);
-    ops.add(new Op("matmul_" + n, OperatorDef.of(List.of(a, b), Linalg.matmul(a, b))));
-    int batch = small ? 1 : 32;
-    int hw = small ? 14 : 56;
-    int c = small ? 8 : 64;
-    Tensor in = placeholder("Input", FLOAT32, batch, c, hw, hw);
-    Tensor f = placeholder("Filter", FLOAT32, c, c, 3, 3);
-    ops.add(
-        new Op(
-            "conv2d_" + batch + "x" + c + "x" + hw + "x" + hw + "_f" + c,
-            OperatorDef.of(
-                List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1))));
     int rows = small ? 256 : 16384;
     int cols = small ? 128 : 1024;
     Tensor x = placeholder("X", FLOAT32, rows, cols);
     Tensor gamma = placeholder("Gamma", FLOAT32, cols);
     Tensor beta = placeholder("Beta", FLOAT32, cols);
-    ops.add(
+    return List.of(
+        matmul(small ? 96 : 2048),
+        small ? conv2d(1, 8, 14) : conv2d(32, 64, 56),
         new Op(
             "layer_norm_" + rows + "x" + cols,
-            OperatorDef.of(List.of(x, gamma, beta), Nn.layerNorm(x, gamma, beta, 1, 1e-5))));
-    int ch = small ? 16 : 256;
-    int side = small ? 24 : 96;
-    Tensor input = placeholder("input", FLOAT32, 1, ch, side, side);
-    Tensor filter = placeholder("filter", FLOAT32, ch, 1, 3, 3);
-    Tensor scale = placeholder("scale", FLOAT32, ch);
-    Tensor shift = placeholder("shift", FLOAT32, ch);
-    Tensor conv = Nn.depthwiseConv2dNchw(input, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
-    ops.add(
-        new Op(
-            "depthwise_fused_1x" + ch + "x" + side + "x" + side,
-            OperatorDef.of(
-                List.of(input, filter, scale, shift), Nn.relu(Nn.scaleShift(conv, scale, shift)))));
-    return ops;
+            OperatorDef.of(List.of(x, gamma, beta), Nn.layerNorm(x, gamma, beta, 1, 1e-5))),
+        small ? depthwiseFused(1, 16, 24) : depthwiseFused(1, 256, 96));
   }
 
   /**
@@ -108,30 +83,39 @@ public final class TuningCostBench {
    * records for them too.
    */
   static List<Op> extraOperators() {
-    List<Op> ops = new ArrayList<>();
-    for (int n : new int[] {1024, 4096}) {
-      Tensor a = placeholder("A", FLOAT32, n, n);
-      Tensor b = placeholder("B", FLOAT32, n, n);
-      ops.add(new Op("matmul_" + n, OperatorDef.of(List.of(a, b), Linalg.matmul(a, b))));
-    }
-    Tensor input = placeholder("input", FLOAT32, 32, 256, 96, 96);
-    Tensor filter = placeholder("filter", FLOAT32, 256, 1, 3, 3);
-    Tensor scale = placeholder("scale", FLOAT32, 256);
-    Tensor shift = placeholder("shift", FLOAT32, 256);
+    return List.of(matmul(1024), matmul(4096), depthwiseFused(32, 256, 96), conv2d(1, 64, 56));
+  }
+
+  /** A square float32 matmul of side {@code n}. */
+  private static Op matmul(int n) {
+    Tensor a = placeholder("A", FLOAT32, n, n);
+    Tensor b = placeholder("B", FLOAT32, n, n);
+    return new Op("matmul_" + n, OperatorDef.of(List.of(a, b), Linalg.matmul(a, b)));
+  }
+
+  /** A 3x3 conv2d (padding 1) of {@code [batch, c, hw, hw]} with {@code c} filters. */
+  private static Op conv2d(int batch, int c, int hw) {
+    Tensor in = placeholder("Input", FLOAT32, batch, c, hw, hw);
+    Tensor f = placeholder("Filter", FLOAT32, c, c, 3, 3);
+    return new Op(
+        "conv2d_" + batch + "x" + c + "x" + hw + "x" + hw + "_f" + c,
+        OperatorDef.of(List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1)));
+  }
+
+  /**
+   * The seed's fused depthwise (3x3, padding 1, + scale_shift + relu) of {@code [batch, ch, side,
+   * side]}.
+   */
+  private static Op depthwiseFused(int batch, int ch, int side) {
+    Tensor input = placeholder("input", FLOAT32, batch, ch, side, side);
+    Tensor filter = placeholder("filter", FLOAT32, ch, 1, 3, 3);
+    Tensor scale = placeholder("scale", FLOAT32, ch);
+    Tensor shift = placeholder("shift", FLOAT32, ch);
     Tensor conv = Nn.depthwiseConv2dNchw(input, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
-    ops.add(
-        new Op(
-            "depthwise_fused_32x256x96x96",
-            OperatorDef.of(
-                List.of(input, filter, scale, shift), Nn.relu(Nn.scaleShift(conv, scale, shift)))));
-    Tensor in = placeholder("Input", FLOAT32, 1, 64, 56, 56);
-    Tensor f = placeholder("Filter", FLOAT32, 64, 64, 3, 3);
-    ops.add(
-        new Op(
-            "conv2d_1x64x56x56_f64",
-            OperatorDef.of(
-                List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1))));
-    return ops;
+    return new Op(
+        "depthwise_fused_" + batch + "x" + ch + "x" + side + "x" + side,
+        OperatorDef.of(
+            List.of(input, filter, scale, shift), Nn.relu(Nn.scaleShift(conv, scale, shift))));
   }
 
   /** The tuning task's operator name of the benchmark operator {@code name}. */
