@@ -187,7 +187,9 @@ final class CpuPackedTiling {
     for (int d : others) {
       rows *= tiles[d];
     }
-    boolean unrollRows = rows <= CpuTiling.MAX_UNROLLED;
+    boolean raggedVector = CpuTiling.variesPerTile(ComputeDag.extent(axes.get(v)), tiles[v]);
+    boolean unrollRows =
+        rows <= CpuTiling.maxUnrolledRows(ComputeDag.extent(axes.get(v)), tiles[v], false);
     for (int d : others) {
       if (unrollRows) {
         tiled.unroll(inner[d]);
@@ -264,7 +266,9 @@ final class CpuPackedTiling {
       local.reorderStorage(lstorage.toArray(IterVar[]::new));
     }
     // Short reduce axes unrolled, innermost first, while the unrolled body stays within budget.
-    long unrolled = unrollRows ? rows : 1;
+    // Rows
+    // left as loops for a ragged vector still count: each is partitioned at the ragged border.
+    long unrolled = unrollRows || raggedVector ? rows : 1;
     for (int k = local.reduceAxis().size() - 1; k >= 0; k--) {
       IterVar r = local.reduceAxis(k);
       long e = ComputeDag.extent(r);

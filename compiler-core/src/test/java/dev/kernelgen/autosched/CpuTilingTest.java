@@ -1,0 +1,63 @@
+package dev.kernelgen.autosched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.OpSchedules;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The CPU register tiles ({@link CpuTiling}, {@link CpuPackedTiling}) where a tile is ragged. */
+class CpuTilingTest {
+  private static int statements(Tensor out, String config) {
+    Map<String, Integer> v = new TreeMap<>();
+    for (String kv : config.split(",")) {
+      v.put(kv.split("=")[0], Integer.parseInt(kv.split("=")[1]));
+    }
+    Schedule s = AutoScheduler.generate(Target.C, List.of(out), Knobs.configured(v));
+    return AutoScheduler.statements(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null));
+  }
+
+  @Test
+  void manyRowsOverARaggedVectorTileStayLoops() {
+    // Points of the space drawn by GeneratedScheduleTest and CpuPackedTilingTest: 32-64 rows over a
+    // vector tile that does not divide its extent (more than MAX_UNROLLED_RAGGED). With the rows
+    // unrolled these lowered to
+    // 1010-1383 statements (gcc took 10-22 s per kernel at -O3); as loops, 66-131.
+    Tensor conv = Workloads.all().get(2).outputs().get(0);
+    Tensor depthwise = Workloads.all().get(3).outputs().get(0);
+    Tensor packedConv = CpuPackedTilingTest.convBnSigmoid();
+    assertThat(
+            statements(
+                conv,
+                "Conv2d.layout=0,Conv2d.tile0=2,Conv2d.tile1=6,Conv2d.tile2=4,Conv2d.tile3=4,sketch=0"))
+        .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS / 2);
+    assertThat(
+            statements(
+                depthwise,
+                "DepthwiseConv2d.layout=0,DepthwiseConv2d.tile0=2,DepthwiseConv2d.tile1=4,"
+                    + "DepthwiseConv2d.tile2=4,DepthwiseConv2d.tile3=4,sketch=0"))
+        .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS / 2);
+    assertThat(
+            statements(
+                packedConv,
+                "Conv2d.layout=5,Conv2d.tile0=2,Conv2d.tile1=8,Conv2d.tile2=4,Conv2d.tile3=2,sketch=0"))
+        .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS / 2);
+  }
+
+  @Test
+  void raggedMeansAConstantExtentTheTileDoesNotDivide() {
+    assertThat(CpuTiling.variesPerTile(9, 4)).isTrue();
+    assertThat(CpuTiling.variesPerTile(64, 16)).isFalse();
+    // Symbolic extents keep their rows unrolled: their guards fold in the unrolled copies.
+    assertThat(CpuTiling.variesPerTile(-1, 16)).isFalse();
+    assertThat(CpuTiling.maxUnrolledRows(14, 8, false)).isEqualTo(CpuTiling.MAX_UNROLLED_RAGGED);
+    assertThat(CpuTiling.maxUnrolledRows(64, 16, false)).isEqualTo(CpuTiling.MAX_UNROLLED);
+  }
+}
