@@ -162,6 +162,7 @@ public final class Lower {
     out.add(new Pass("unroll_loops", UnrollLoops::run));
     out.add(new Pass("simplify", Simplifier::simplify));
     if (target == Target.C || target == Target.JAVA) {
+      out.add(new Pass("hoist_invariants", HoistInvariants::run));
       out.add(new Pass("partition_loops", PartitionLoops::run));
     }
     out.add(new Pass("tighten_loop_bounds", TightenLoopBounds::run));
