@@ -188,6 +188,32 @@ final class ComputeDag {
   }
 
   /**
+   * Whether a read of {@code consumer} (inlined stages expanded) steps by other than one element
+   * along {@code v} in its last index: a pooling window of stride 2, {@code A[..., 2 * x + dx]}.
+   * Vectorized, such a loop loads and shuffles (or, behind padding's bound checks, loads masked)
+   * per lane.
+   */
+  static boolean nonUnitStrideAlong(Schedule s, Stage consumer, Var v) {
+    boolean[] found = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof TensorRead r && !r.indices().isEmpty()) {
+          Expr last = r.indices().get(r.indices().size() - 1);
+          if (FreeVars.uses(last, v)) {
+            Expr step =
+                dev.kernelgen.arith.Simplifier.simplify(
+                    Substitute.apply(last, Map.of(v, v.add(1))).sub(last));
+            found[0] |= !(step instanceof IntImm i && (i.value() == 1 || i.value() == 0));
+          }
+        }
+        super.visit(e);
+      }
+    }.visit(expand(s, consumer.body()));
+    return found[0];
+  }
+
+  /**
    * For each tensor {@code consumer} reads (inlined stages expanded), the positions of its data
    * axes that the read's indices depend on: what a tile of the consumer loads of that tensor.
    */

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.topi.OpSchedules;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +51,31 @@ class CpuTilingTest {
                 packedConv,
                 "Conv2d.layout=5,Conv2d.tile0=2,Conv2d.tile1=8,Conv2d.tile2=4,Conv2d.tile3=2,sketch=0"))
         .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS / 2);
+  }
+
+  @Test
+  void aStrideTwoWindowIsAccumulatedInASerialLoop() {
+    // Max pool 3x3 / 2 reads Image[..., 2 * x + dx]: its accumulation is not vectorized (the copy
+    // of the tile to the output, contiguous, still is). The depthwise convolution's window steps by
+    // one.
+    Tensor image =
+        dev.kernelgen.te.TE.placeholder("Image", dev.kernelgen.te.DType.FLOAT32, 1, 8, 30, 30);
+    Tensor pool =
+        dev.kernelgen.topi.Pooling.maxPool2d(
+            image, 3, 3, 2, 2, dev.kernelgen.topi.Padding.same(30, 30, 3, 3, 2, 2, 1));
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(pool));
+    Stage local = stage(s, "MaxPool2d.local");
+    assertThat(ComputeDag.nonUnitStrideAlong(s, local, local.axis(3).var())).isTrue();
+    assertThat(local.attr(local.leafIterVars().get(local.leafIterVars().size() - 1)).kind())
+        .isNotEqualTo(ForKind.VECTORIZED);
+    Tensor depthwise = Workloads.all().get(3).outputs().get(0);
+    Schedule d = AutoScheduler.untuned(Target.C, List.of(depthwise));
+    Stage dlocal = stage(d, "DepthwiseConv2d.local");
+    assertThat(ComputeDag.nonUnitStrideAlong(d, dlocal, dlocal.axis(3).var())).isFalse();
+  }
+
+  private static Stage stage(Schedule s, String name) {
+    return s.stages().stream().filter(st -> st.name().equals(name)).findFirst().orElseThrow();
   }
 
   @Test
