@@ -164,13 +164,27 @@ final class CpuPackedTiling {
       }
     }
     int parallelAxes = Math.min(2, others.size());
+    // The tiles of v go outermost only where a weight is packed per tile (the panel is then shared
+    // by every task); with nothing packed they go inside the task, so that what the task
+    // materializes (the padded rows) is computed once per task, not once per task and tile of v in
+    // a parallel region each: a 3x3 depthwise over [1,64,56,56] ran 104 us with 7 such regions,
+    // against 72 us for its naive loops (2-core Zen 4).
+    Var vv = local.axis(v).var();
+    Map<Tensor, List<List<Expr>>> reads = ComputeDag.directReads(local);
+    boolean packs = false;
+    for (var e : reads.entrySet()) {
+      packs |= along(local, e.getKey(), e.getValue(), vv) == Along.PACKED;
+    }
+    boolean vFirst = packs || parallelAxes == 0;
     List<IterVar> order = new ArrayList<>();
-    order.add(outer[v]);
-    for (int k = 0; k < parallelAxes; k++) {
+    if (vFirst) {
+      order.add(outer[v]);
+    }
+    for (int k = 0; k < others.size(); k++) {
       order.add(outer[others.get(k)]);
     }
-    for (int k = parallelAxes; k < others.size(); k++) {
-      order.add(outer[others.get(k)]);
+    if (!vFirst) {
+      order.add(outer[v]);
     }
     for (int d : others) {
       order.add(inner[d]);
@@ -182,7 +196,10 @@ final class CpuPackedTiling {
       task = tiled.fuse(outer[others.get(0)], outer[others.get(1)]);
     }
     tiled.parallel(task);
-    IterVar lastOuter = others.size() > parallelAxes ? outer[others.get(others.size() - 1)] : task;
+    IterVar lastOuter =
+        !vFirst
+            ? outer[v]
+            : others.size() > parallelAxes ? outer[others.get(others.size() - 1)] : task;
     long rows = 1;
     for (int d : others) {
       rows *= tiles[d];
@@ -198,10 +215,8 @@ final class CpuPackedTiling {
     tiled.vectorize(inner[v]);
 
     // Operands: weights packed per tile of v, injective producers computed once per task.
-    Var vv = local.axis(v).var();
     double packed = 0;
     double materialized = 0;
-    Map<Tensor, List<List<Expr>>> reads = ComputeDag.directReads(local);
     List<java.util.Set<Integer>> readAxes = new ArrayList<>();
     for (var e : reads.entrySet()) {
       Tensor t = e.getKey();
