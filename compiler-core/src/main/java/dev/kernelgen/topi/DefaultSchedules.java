@@ -78,6 +78,14 @@ public final class DefaultSchedules {
         || !(tag.equals(OpSchedules.MATMUL) || tag.equals(OpSchedules.CONV2D_NCHW))) {
       return false;
     }
+    // A template schedules its anchor reduction and the injective stages around it; any other
+    // reduction (an attention head's q k^T and softmax before its matmul with v) it would leave
+    // unscheduled: on a GPU, one thread running the whole stage.
+    long reductions =
+        Schedule.create(op.outputs()).stages().stream().filter(Stage::hasReduction).count();
+    if (reductions > 1) {
+      return false;
+    }
     boolean gpu = target == Target.CUDA || target == Target.OPENCL;
     if (gpu
         && tag.equals(OpSchedules.MATMUL)
