@@ -30,6 +30,7 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.topi.Conv;
 import dev.kernelgen.topi.DefaultSchedules;
+import dev.kernelgen.topi.Elementwise;
 import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
@@ -166,6 +167,11 @@ public final class OpsCpuBench {
     if (only == null || "conv2d_32x64x56x56_f64".contains(only)) {
       rows.add(conv(32, 64, 56, 56, 64, slow(timing)));
     }
+    for (int seq : new int[] {256, 1024}) {
+      if (only == null || ("attention_" + seq + "x64").contains(only)) {
+        rows.add(attention(seq, timing));
+      }
+    }
     for (var d : ConvBnSwishCpu.SHAPES) {
       if (only == null || ConvBnSwishCpu.name(d).contains(only)) {
         rows.add(ConvBnSwishCpu.run(d, timing));
@@ -213,6 +219,42 @@ public final class OpsCpuBench {
         new OrtRunner(OpsOnnxModels.matmul(n, n, n, b), new long[] {n, n}, new long[] {n, n})) {
       return compare(
           "matmul_" + n, 2.0 * n * n * n, k, List.of(a, b), (long) n * n, ort, a, timing);
+    }
+  }
+
+  /**
+   * One head of attention, {@code softmax(q k^T / 8) v} over {@code [seq, 64]}, written with the
+   * operator library as a user would (no test's operator): two reductions and a softmax between.
+   */
+  static Row attention(int seq, WallClockTiming timing) throws Exception {
+    int d = 64;
+    float[] q = random(10, (long) seq * d);
+    float[] k = random(11, (long) seq * d);
+    float[] v = random(12, (long) seq * d);
+    float[] kT = new float[seq * d];
+    for (int j = 0; j < seq; j++) {
+      for (int c = 0; c < d; c++) {
+        kT[c * seq + j] = k[j * d + c];
+      }
+    }
+    Tensor tq = placeholder("q", FLOAT32, seq, d);
+    Tensor tk = placeholder("k", FLOAT32, seq, d);
+    Tensor tv = placeholder("v", FLOAT32, seq, d);
+    Tensor weights =
+        Reduction.softmax(Elementwise.scale(Linalg.dense(tq, tk), 1 / Math.sqrt(d)), 1);
+    Kernel kernel =
+        compile("attention", OperatorDef.of(List.of(tq, tk, tv), Linalg.matmul(weights, tv)));
+    long[] shape = {seq, d};
+    try (OrtRunner ort = new OrtRunner(OpsOnnxModels.attention(seq, d, kT, v), shape, shape)) {
+      return compare(
+          "attention_" + seq + "x" + d,
+          4.0 * seq * seq * d,
+          kernel,
+          List.of(q, k, v),
+          (long) seq * d,
+          ort,
+          q,
+          timing);
     }
   }
 

@@ -36,6 +36,30 @@ public final class OpsOnnxModels {
     return model(graph);
   }
 
+  /**
+   * One head of attention, {@code softmax(q k^T / sqrt(d)) v}: q {@code [seq, d]} the input, {@code
+   * kT} ({@code [d, seq]}) and {@code v} ({@code [seq, d]}) initializers (ORT may pre-pack them;
+   * ours reads k and v as inputs).
+   */
+  public static byte[] attention(int seq, int d, float[] kT, float[] v) {
+    ProtoWriter graph = new ProtoWriter();
+    graph.message(GRAPH_NODE, node("MatMul", "scores", OnnxModel.INPUT, "kT"));
+    graph.message(GRAPH_NODE, node("Mul", "scaled", "scores", "scale"));
+    graph.message(
+        GRAPH_NODE,
+        node("Softmax", "weights", "scaled").message(NODE_ATTRIBUTE, OnnxModel.intAttr("axis", 1)));
+    graph.message(GRAPH_NODE, node("MatMul", OnnxModel.OUTPUT, "weights", "v"));
+    graph.string(GRAPH_NAME, "attention");
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("kT", new long[] {d, seq}, kT));
+    graph.message(GRAPH_INITIALIZER, OnnxModel.floatTensor("v", new long[] {seq, d}, v));
+    graph.message(
+        GRAPH_INITIALIZER,
+        OnnxModel.floatTensor("scale", new long[] {}, new float[] {(float) (1 / Math.sqrt(d))}));
+    graph.message(GRAPH_INPUT, OnnxModel.valueInfo(OnnxModel.INPUT, new long[] {seq, d}));
+    graph.message(GRAPH_OUTPUT, OnnxModel.valueInfo(OnnxModel.OUTPUT, new long[] {seq, d}));
+    return model(graph);
+  }
+
   /** Softmax over the last axis of {@code [rows, cols]}. */
   public static byte[] softmax(int rows, int cols) {
     ProtoWriter graph = new ProtoWriter();
