@@ -9,6 +9,7 @@ Workloads, the same as dev.kernelgen.bench.gpu.OpsGpuBench:
   softmax_{4096x4096,16384x1024}_auto     torch.softmax(x, dim=-1)
   layer_norm_{4096x4096,16384x1024}_auto  F.layer_norm(x, (cols,), gamma, beta, eps=1e-5)
   conv2d_{1,32}x64x56x56_f64  F.conv2d 3x3, padding 1 (cuDNN, benchmark mode); _auto: as matmul's
+  attention_{256,1024}x64_auto  torch.softmax(q @ k.T * 0.125, dim=-1) @ v (eager)
   (_tuned rows: as _auto, beside the best generated record; only where OpsGpuBench timed one)
   depthwise_fused_{1,32}x256x96x96_{template,auto,tuned}  cuDNN depthwise + scale_shift + relu;
       copy_{1,32}x256x96x96: a device-to-device copy of the input (the bandwidth bound)
@@ -106,6 +107,11 @@ def workloads():
             yield name, 2.0 * n**3, 0, (lambda a=a, b=b, out=out: torch.matmul(a, b, out=out))
     x = rand(4096, 4096)
     yield "softmax_4096x4096", 0, 2 * 4 * x.numel(), (lambda x=x: torch.softmax(x, dim=-1))
+    # One head of attention as written (OpsGpuBench.attentionCases): eager, no fused kernel.
+    for seq in (256, 1024):
+        q, k, v = rand(seq, 64), rand(seq, 64), rand(seq, 64)
+        yield f"attention_{seq}x64_auto", 4.0 * seq * seq * 64, 0, (
+            lambda q=q, k=k, v=v: torch.softmax(q @ k.T * 0.125, dim=-1) @ v)
     # The same row normalisations that OpsGpuBench schedules with the auto-scheduler (no template).
     for rows, cols in ((4096, 4096), (16384, 1024)):
         x = rand(rows, cols)

@@ -20,6 +20,7 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Conv;
 import dev.kernelgen.topi.DefaultSchedules;
 import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
+import dev.kernelgen.topi.Elementwise;
 import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.topi.Padding;
@@ -293,6 +294,49 @@ public final class OpsGpuBench {
       cs.add(new Case(name + "_auto", conv, flops, ref, generated(conv)));
     }
     cs.addAll(depthwiseCases());
+    cs.addAll(attentionCases());
+    return cs;
+  }
+
+  /**
+   * One head of attention, {@code softmax(q k^T / 8) v} over {@code [seq, 64]}, as a user writes it
+   * (bench/user-projects/attention-head): the generated pick, no template.
+   */
+  static List<Case> attentionCases() {
+    List<Case> cs = new ArrayList<>();
+    int d = 64;
+    for (int seq : new int[] {256, 1024}) {
+      Tensor q = placeholder("q", FLOAT32, seq, d);
+      Tensor k = placeholder("k", FLOAT32, seq, d);
+      Tensor v = placeholder("v", FLOAT32, seq, d);
+      Tensor weights = Reduction.softmax(Elementwise.scale(Linalg.dense(q, k), 0.125), 1);
+      OperatorDef op = OperatorDef.of(List.of(q, k, v), Linalg.matmul(weights, v));
+      Reference ref =
+          (in, flat) -> {
+            int i = (int) (flat / d);
+            int c = (int) (flat % d);
+            double[] s = new double[seq];
+            double max = Double.NEGATIVE_INFINITY;
+            for (int j = 0; j < seq; j++) {
+              double dot = 0;
+              for (int e = 0; e < d; e++) {
+                dot += (double) in.get(0)[i * d + e] * in.get(1)[j * d + e];
+              }
+              s[j] = dot * 0.125;
+              max = Math.max(max, s[j]);
+            }
+            double sum = 0;
+            double out = 0;
+            for (int j = 0; j < seq; j++) {
+              double p = Math.exp(s[j] - max);
+              sum += p;
+              out += p * in.get(2)[j * d + c];
+            }
+            return out / sum;
+          };
+      cs.add(
+          new Case("attention_" + seq + "x64_auto", op, 4.0 * seq * seq * d, ref, generated(op)));
+    }
     return cs;
   }
 

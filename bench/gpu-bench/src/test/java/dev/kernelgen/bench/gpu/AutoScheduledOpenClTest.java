@@ -104,6 +104,14 @@ class AutoScheduledOpenClTest {
         "sum_of_squares",
         List.of(
             compute("SumSq", shape(3), i -> sum(v.at(i, kv.var()).mul(v.at(i, kv.var())), kv))));
+    // One head of attention (two reductions, a softmax between), its length ragged.
+    Tensor q = placeholder("Q", FLOAT32, 45, 64);
+    Tensor k = placeholder("K", FLOAT32, 45, 64);
+    Tensor vv = placeholder("Vv", FLOAT32, 45, 64);
+    ops.put(
+        "attention",
+        List.of(
+            Linalg.matmul(Reduction.softmax(Elementwise.scale(Linalg.dense(q, k), 0.125), 1), vv)));
     List<Arguments> out = new ArrayList<>();
     for (var e : ops.entrySet()) {
       out.add(Arguments.of(e.getKey() + "_pick", AutoScheduler.untuned(target, e.getValue())));
