@@ -55,15 +55,13 @@ final class HoistInvariants extends StmtMutator {
         || !(f.extent() instanceof IntImm ext && ext.value() > 0)) {
       return m;
     }
-    Set<Var> inner = new HashSet<>();
+    Set<Var> inner = PartitionLoops.definedInside(f.body());
     inner.add(f.loopVar());
     Set<Buffer> written = new HashSet<>();
     new StmtVisitor() {
       @Override
       public void visit(Stmt st) {
         switch (st) {
-          case For g -> inner.add(g.loopVar());
-          case LetStmt l -> inner.add(l.var());
           case Store x -> written.add(x.buffer());
           case Allocate a -> written.add(a.buffer());
           default -> {}

@@ -84,7 +84,7 @@ final class PartitionLoops extends StmtMutator {
   }
 
   /** The variables that loops and lets inside {@code s} define. */
-  private static Set<Var> definedInside(Stmt s) {
+  static Set<Var> definedInside(Stmt s) {
     Set<Var> out = new HashSet<>();
     new StmtVisitor() {
       @Override

@@ -64,18 +64,14 @@ class CpuTilingTest {
         dev.kernelgen.topi.Pooling.maxPool2d(
             image, 3, 3, 2, 2, dev.kernelgen.topi.Padding.same(30, 30, 3, 3, 2, 2, 1));
     Schedule s = AutoScheduler.untuned(Target.C, List.of(pool));
-    Stage local = stage(s, "MaxPool2d.local");
+    Stage local = s.stage("MaxPool2d.local");
     assertThat(ComputeDag.nonUnitStrideAlong(s, local, local.axis(3).var())).isTrue();
     assertThat(local.attr(local.leafIterVars().get(local.leafIterVars().size() - 1)).kind())
         .isNotEqualTo(ForKind.VECTORIZED);
     Tensor depthwise = Workloads.all().get(3).outputs().get(0);
     Schedule d = AutoScheduler.untuned(Target.C, List.of(depthwise));
-    Stage dlocal = stage(d, "DepthwiseConv2d.local");
+    Stage dlocal = d.stage("DepthwiseConv2d.local");
     assertThat(ComputeDag.nonUnitStrideAlong(d, dlocal, dlocal.axis(3).var())).isFalse();
-  }
-
-  private static Stage stage(Schedule s, String name) {
-    return s.stages().stream().filter(st -> st.name().equals(name)).findFirst().orElseThrow();
   }
 
   @Test

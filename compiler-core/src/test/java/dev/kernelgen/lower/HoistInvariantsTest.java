@@ -17,31 +17,12 @@ import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.Store;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** {@link HoistInvariants}: costly loop-invariant expressions computed once, before the loop. */
 class HoistInvariantsTest {
-  /** The IR after each lowering step that changed it, by step name. */
-  private static Map<String, String> dumps(Schedule s, Target target) {
-    Map<String, String> out = new LinkedHashMap<>();
-    List<Tensor> args = new ArrayList<>(s.inputs());
-    args.addAll(s.outputs());
-    Lower.lower(
-        s,
-        "f",
-        args,
-        target,
-        d -> {
-          int nl = d.indexOf('\n');
-          out.put(d.substring("after ".length(), nl - 1), d.substring(nl + 1));
-        });
-    return out;
-  }
-
   /** A batch norm's shape: {@code (A[c, x] - M[c]) / sqrt(V[c] * V[c] + 1)} over [c, x]. */
   private static Tensor normalize(Object c, Object x) {
     Tensor a = placeholder("A", FLOAT32, c, x);
@@ -60,7 +41,7 @@ class HoistInvariantsTest {
     Stage sb = s.stage(b);
     sb.parallel(sb.axis(0));
     sb.vectorize(sb.axis(1));
-    String ir = dumps(s, Target.C).get("hoist_invariants");
+    String ir = PassIrTest.dumps(s, Target.C).get("hoist_invariants");
     assertThat(ir).as("the IR after hoist_invariants").isNotNull();
     // The let sits between the channel loop and the vectorized loop, which reads it.
     assertThat(ir.indexOf("let inv = sqrt(")).isPositive().isLessThan(ir.indexOf("vectorized"));
@@ -76,12 +57,14 @@ class HoistInvariantsTest {
     Tensor b =
         compute(
             "B", shape(4, 9), (i, j) -> select(j.gt(2), sqrt(v.at(i).mul(v.at(i))), a.at(i, j)));
-    assertThat(dumps(Schedule.create(b), Target.C)).doesNotContainKey("hoist_invariants");
+    assertThat(PassIrTest.dumps(Schedule.create(b), Target.C))
+        .doesNotContainKey("hoist_invariants");
     Check.check(Schedule.create(b), Map.of());
     // A loop of symbolic length may run no iteration: its loads are not evaluated ahead.
     Var n = var("n");
     Tensor c = normalize(3, n);
-    assertThat(dumps(Schedule.create(c), Target.C)).doesNotContainKey("hoist_invariants");
+    assertThat(PassIrTest.dumps(Schedule.create(c), Target.C))
+        .doesNotContainKey("hoist_invariants");
     Check.check(Schedule.create(c), Map.of(n, 7L));
   }
 

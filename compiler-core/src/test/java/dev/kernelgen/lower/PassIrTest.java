@@ -45,7 +45,7 @@ class PassIrTest {
   // ---- helpers ----
 
   /** The IR after each step of lowering {@code s} that changed it, by step name. */
-  private static Map<String, String> dumps(Schedule s, Target target) {
+  static Map<String, String> dumps(Schedule s, Target target) {
     Map<String, String> out = new LinkedHashMap<>();
     List<Tensor> args = new ArrayList<>(s.inputs());
     args.addAll(s.outputs());
