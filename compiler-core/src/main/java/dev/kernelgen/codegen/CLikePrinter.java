@@ -240,8 +240,7 @@ abstract class CLikePrinter extends CLikeExprPrinter {
       case Seq q -> seq(q.stmts());
       case Store st -> line(store(st.buffer(), st.index(), expr(st.value(), true)));
       case Allocate a -> allocate(a);
-      // Expressions have no effects, so evaluating one for its effect does nothing.
-      case Evaluate e -> {}
+      case Evaluate e -> evaluate(e);
       case Barrier b -> barrier(b);
       case ProducerRealize r ->
           throw new CompilerBug(
@@ -280,4 +279,11 @@ abstract class CLikePrinter extends CLikeExprPrinter {
     func.scalars().forEach(v -> ps.add(scalar.apply(v)));
     return String.join(", ", ps);
   }
+
+  /**
+   * An expression evaluated for its effect. Expressions have none, so by default nothing is
+   * printed; a target that has prefetch instructions prints the {@link dev.kernelgen.te.Load} of
+   * one as a prefetch of that element (lower/PrefetchNextRow).
+   */
+  void evaluate(Evaluate e) {}
 }

@@ -165,6 +165,9 @@ public final class Lower {
       out.add(new Pass("hoist_invariants", HoistInvariants::run));
       out.add(new Pass("partition_loops", PartitionLoops::run));
     }
+    if (target == Target.C) {
+      out.add(new Pass("prefetch_next_row", PrefetchNextRow::run));
+    }
     out.add(new Pass("tighten_loop_bounds", TightenLoopBounds::run));
     boolean gpu = target == Target.CUDA || target == Target.OPENCL;
     if (gpu) {
