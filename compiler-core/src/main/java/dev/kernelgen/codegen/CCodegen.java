@@ -358,6 +358,9 @@ public final class CCodegen extends CLikePrinter {
     return found[0];
   }
 
+  /** Heap temporaries of the module so far: each its own slot of a thread's workspace. */
+  private int workspaceSlots;
+
   @Override
   void allocate(Allocate a) {
     String prev = names.current(a.buffer());
@@ -373,27 +376,10 @@ public final class CCodegen extends CLikePrinter {
       line(ty + " " + n + "[" + Math.max(1, size.getAsLong()) + "] __attribute__((aligned(64)));");
       stmt(a.body());
     } else {
-      String alloc =
-          helper(
-              "kg_alloc",
-              "static void* kg_alloc(size_t bytes, int64_t* status) {\n"
-                  + "  // aligned_alloc wants a multiple of the alignment. On failure the status\n"
-                  + "  // says how much was asked for, and the caller skips what needed it.\n"
-                  + "  void* p = bytes > SIZE_MAX - 63\n"
-                  + "      ? NULL\n"
-                  + "      : aligned_alloc(64, bytes == 0 ? 64 : (bytes + 63) / 64 * 64);\n"
-                  + "#ifdef KG_TEST_ALLOC_LIMIT\n"
-                  + "  // Tests make allocations above this many bytes fail.\n"
-                  + "  if (p != NULL && bytes > KG_TEST_ALLOC_LIMIT) {\n"
-                  + "    free(p);\n"
-                  + "    p = NULL;\n"
-                  + "  }\n"
-                  + "#endif\n"
-                  + "  if (p == NULL) {\n"
-                  + "    __atomic_store_n(status, bytes == 0 ? 1 : (int64_t)bytes, __ATOMIC_RELAXED);\n"
-                  + "  }\n"
-                  + "  return p;\n"
-                  + "}\n");
+      helper("kg_alloc", Workspace.ALLOC);
+      String ws = helper("kg_workspace", Workspace.HELPER);
+      String owned = n + "_owned";
+      line("int " + owned + " = 1;");
       line(
           ty
               + "* "
@@ -401,18 +387,26 @@ public final class CCodegen extends CLikePrinter {
               + " = ("
               + ty
               + "*)"
-              + alloc
-              + "((size_t)"
+              + ws
+              + "("
+              + workspaceSlots++
+              + ", (size_t)"
               + expr(a.size(), false)
               + " * "
               + a.buffer().dtype().bytes()
+              + ", &"
+              + owned
               + ", &"
               + STATUS
               + ");");
       line("if (" + n + " != NULL) {");
       indent();
       stmt(a.body());
+      line("if (" + owned + ") {");
+      indent();
       line("free(" + n + ");");
+      dedent();
+      line("}");
       dedent();
       line("}");
     }
