@@ -65,7 +65,8 @@ final class PrefetchNextRow {
             && f.kind() == ForKind.PARALLEL
             && f.extent() instanceof IntImm ext
             && ext.value() > 1) {
-          Stmt body = new RowLoops(f.loopVar(), f.min().add(f.extent()), local).mutate(f.body());
+          Expr end = Simplifier.simplify(f.min().add(f.extent()));
+          Stmt body = new RowLoops(f.loopVar(), end, local).mutate(f.body());
           return body == f.body()
               ? f
               : new For(

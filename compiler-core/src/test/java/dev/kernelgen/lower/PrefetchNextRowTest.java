@@ -34,7 +34,7 @@ class PrefetchNextRowTest {
         CCodegen.generate(List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
     // 128 floats: 8 lines of 16, each starting with the prefetch of row i + 1's line.
     assertThat(c).containsOnlyOnce("__builtin_prefetch(&X[");
-    assertThat(c).contains("j_line < 8").contains("j_lane < 16").contains("if ((i + 1) < ");
+    assertThat(c).contains("j_line < 8").contains("j_lane < 16").contains("if ((i + 1) < 9) {");
     Check.check(
         s,
         OpSchedules.args(s),
