@@ -5,7 +5,6 @@ import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Not;
-import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Evaluate;
 import dev.kernelgen.tir.For;
@@ -70,7 +69,7 @@ final class StmtSimplifier extends StmtMutator {
         // One iteration: the loop variable is its min. A constant or variable min is substituted;
         // anything else is computed once by a let.
         if (min instanceof IntImm || min instanceof Var) {
-          return mutate(substitute(f.body(), f.loopVar(), min));
+          return mutate(StmtMutator.substituteVars(f.body(), Map.of(f.loopVar(), min)));
         }
         return mutate(new LetStmt(f.loopVar(), min, f.body()));
       }
@@ -87,16 +86,6 @@ final class StmtSimplifier extends StmtMutator {
     return min == f.min() && extent == f.extent() && body == f.body()
         ? f
         : new For(f.loopVar(), min, extent, f.kind(), f.threadTag(), f.pragmas(), body);
-  }
-
-  private static Stmt substitute(Stmt s, Var v, Expr value) {
-    Map<Var, Expr> map = Map.of(v, value);
-    return new StmtMutator() {
-      @Override
-      public Expr mutate(Expr e) {
-        return Substitute.apply(e, map);
-      }
-    }.mutate(s);
   }
 
   private Stmt let(LetStmt l) {

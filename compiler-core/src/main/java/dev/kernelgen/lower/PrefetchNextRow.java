@@ -7,6 +7,7 @@ import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Intrinsic;
 import dev.kernelgen.te.Load;
+import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.Evaluate;
@@ -102,7 +103,7 @@ final class PrefetchNextRow {
       if (reads.isEmpty()) {
         return st;
       }
-      int lanes = LINE_BYTES / reads.values().iterator().next().dtype().bytes();
+      int lanes = LINE_BYTES;
       for (Load l : reads.values()) {
         lanes = Math.min(lanes, LINE_BYTES / l.dtype().bytes());
       }
@@ -115,11 +116,11 @@ final class PrefetchNextRow {
       Expr first = line.mul(lanes);
       List<Stmt> prefetches = new ArrayList<>();
       for (Load l : reads.values()) {
-        Expr next = substitute(l.index(), Map.of(j, first, row, row.add(1)));
+        Expr next = Substitute.apply(l.index(), Map.of(j, first, row, row.add(1)));
         prefetches.add(new Evaluate(Load.of(l.buffer(), Simplifier.simplify(next))));
       }
       Stmt guarded = new IfThenElse(row.add(1).lt(rowEnd), Seq.of(prefetches), null);
-      Stmt body = substitute(f.body(), Map.of(j, first.add(lane)));
+      Stmt body = StmtMutator.substituteVars(f.body(), Map.of(j, first.add(lane)));
       For inner =
           new For(
               lane, IntImm.of(0), IntImm.of(lanes), ForKind.VECTORIZED, null, f.pragmas(), body);
@@ -161,7 +162,7 @@ final class PrefetchNextRow {
 
     /** How much {@code index} moves when {@code v} grows by one, where that is a constant. */
     private static Long step(Expr index, Var v) {
-      Expr d = Simplifier.simplify(substitute(index, Map.of(v, v.add(1))).sub(index));
+      Expr d = Simplifier.simplify(Substitute.apply(index, Map.of(v, v.add(1))).sub(index));
       return d instanceof IntImm c ? c.value() : null;
     }
 
@@ -182,21 +183,5 @@ final class PrefetchNextRow {
       }.visit(body);
       return found[0];
     }
-  }
-
-  private static Expr substitute(Expr e, Map<Var, Expr> map) {
-    return dev.kernelgen.te.Substitute.apply(e, map);
-  }
-
-  private static Stmt substitute(Stmt s, Map<Var, Expr> map) {
-    return new StmtMutator() {
-      @Override
-      public Expr mutate(Expr x) {
-        if (x instanceof Var v && map.containsKey(v)) {
-          return map.get(v);
-        }
-        return mutateChildren(x);
-      }
-    }.mutate(s);
   }
 }

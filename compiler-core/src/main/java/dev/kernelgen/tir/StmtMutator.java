@@ -3,14 +3,27 @@ package dev.kernelgen.tir;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.Range;
+import dev.kernelgen.te.Substitute;
+import dev.kernelgen.te.Var;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Rebuilds statements bottom-up, mutating every expression with {@link #mutate(Expr)}; returns the
  * same node when nothing below it changed. Override {@link #mutate(Stmt)} to rewrite statements.
  */
 public class StmtMutator extends ExprMutator {
+  /** {@code s} with the variables of {@code map} replaced by their expressions, everywhere. */
+  public static Stmt substituteVars(Stmt s, Map<Var, ? extends Expr> map) {
+    return new StmtMutator() {
+      @Override
+      public Expr mutate(Expr e) {
+        return Substitute.apply(e, map);
+      }
+    }.mutate(s);
+  }
+
   public Stmt mutate(Stmt s) {
     return mutateStmtChildren(s);
   }

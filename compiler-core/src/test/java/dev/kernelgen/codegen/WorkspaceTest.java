@@ -10,6 +10,7 @@ import dev.kernelgen.te.Load;
 import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.CKernels;
+import dev.kernelgen.testing.ResidentMemory;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.PrimFunc;
@@ -49,24 +50,15 @@ class WorkspaceTest {
       MemorySegment in = arena.allocate(JAVA_FLOAT, len);
       MemorySegment o = arena.allocate(JAVA_FLOAT, len);
       k.invoke("twice", List.of(in, o), len);
-      long before = residentBytes();
+      long before = ResidentMemory.now();
+      assertThat(before).as("VmRSS from /proc/self/status").isPositive();
       for (int t = 0; t < 300; t++) {
         Thread th = new Thread(() -> k.invoke("twice", List.of(in, o), len));
         th.start();
         th.join();
       }
-      long grown = residentBytes() - before;
+      long grown = ResidentMemory.now() - before;
       assertThat(grown).as("resident memory grown by %d bytes", grown).isLessThan(400L << 20);
     }
-  }
-
-  private static long residentBytes() throws java.io.IOException {
-    for (String line :
-        java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-      if (line.startsWith("VmRSS:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    throw new AssertionError("no VmRSS in /proc/self/status");
   }
 }

@@ -29,9 +29,13 @@ public final class CoveringArray {
     }
     List<int[]> groups = new ArrayList<>();
     combinations(knobs.size(), t, 0, new int[t], 0, groups);
+    // The tuples each configuration covers, computed once.
+    List<List<String>> covers = new ArrayList<>();
     Set<String> uncovered = new HashSet<>();
     for (Configuration c : all) {
-      uncovered.addAll(tuples(c, knobs, groups));
+      List<String> covered = tuples(c, knobs, groups);
+      covers.add(covered);
+      uncovered.addAll(covered);
     }
     List<Configuration> out = new ArrayList<>();
     boolean[] taken = new boolean[all.size()];
@@ -43,7 +47,7 @@ public final class CoveringArray {
           continue;
         }
         int gain = 0;
-        for (String x : tuples(all.get(i), knobs, groups)) {
+        for (String x : covers.get(i)) {
           gain += uncovered.contains(x) ? 1 : 0;
         }
         if (gain > bestGain) {
@@ -53,7 +57,7 @@ public final class CoveringArray {
       }
       taken[best] = true;
       out.add(all.get(best));
-      uncovered.removeAll(tuples(all.get(best), knobs, groups));
+      uncovered.removeAll(covers.get(best));
     }
     return out;
   }

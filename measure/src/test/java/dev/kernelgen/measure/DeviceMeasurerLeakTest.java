@@ -16,6 +16,7 @@ import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.testing.ResidentMemory;
 import dev.kernelgen.tune.ConfigSpace;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;

@@ -12,6 +12,7 @@ import dev.kernelgen.runtime.cuda.CudaDevice;
 import dev.kernelgen.runtime.java.JavaDevice;
 import dev.kernelgen.runtime.launch.DeviceTensor;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
+import dev.kernelgen.testing.ResidentMemory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

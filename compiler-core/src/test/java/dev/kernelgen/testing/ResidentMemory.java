@@ -1,4 +1,4 @@
-package dev.kernelgen.measure;
+package dev.kernelgen.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
