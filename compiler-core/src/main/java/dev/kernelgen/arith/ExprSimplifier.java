@@ -26,6 +26,7 @@ final class ExprSimplifier extends ExprMutator {
       java.util.EnumSet.of(BinOp.ADD, BinOp.SUB, BinOp.MUL, BinOp.MIN, BinOp.MAX);
 
   private final BoundAnalyzer analyzer;
+  private final MinMaxRules minMax = new MinMaxRules(this);
 
   /** {@code bounds} is read live, so a statement pass may update it between calls. */
   ExprSimplifier(Map<Var, ConstIntBound> bounds) {
@@ -34,6 +35,10 @@ final class ExprSimplifier extends ExprMutator {
 
   ConstIntBound bound(Expr e) {
     return analyzer.bound(e);
+  }
+
+  BoundAnalyzer analyzer() {
+    return analyzer;
   }
 
   @Override
@@ -74,7 +79,7 @@ final class ExprSimplifier extends ExprMutator {
           return divMod(op, mutate(b.a()), mutate(b.b()));
         }
         case MIN, MAX -> {
-          return minMax(op, mutate(b.a()), mutate(b.b()));
+          return minMax.minMax(op, mutate(b.a()), mutate(b.b()));
         }
         case EQ, NE, LT, LE, GT, GE -> {
           return compare(op, mutate(b.a()), mutate(b.b()));
@@ -341,37 +346,6 @@ final class ExprSimplifier extends ExprMutator {
     return Binary.of(isDiv ? BinOp.FLOOR_DIV : BinOp.FLOOR_MOD, x, IntImm.of(x.dtype(), c));
   }
 
-  // ---- min and max ----
-
-  private Expr minMax(BinOp op, Expr a, Expr b) {
-    boolean isMin = op == BinOp.MIN;
-    if (a instanceof IntImm x && b instanceof IntImm y) {
-      return ConstantFolding.foldInt(op, x, y);
-    }
-    if (a.equals(b)) {
-      return a;
-    }
-    try {
-      ConstIntBound d = linear(a, true).minus(linear(b, true)).bound(analyzer);
-      if (d.max() <= 0) {
-        return isMin ? a : b;
-      }
-      if (d.min() >= 0) {
-        return isMin ? b : a;
-      }
-    } catch (ArithmeticException overflow) {
-      // Undecided.
-    }
-    // min(min(x, c1), c2) = min(x, min(c1, c2)).
-    if (b instanceof IntImm c2
-        && a instanceof Binary inner
-        && inner.op() == op
-        && inner.b() instanceof IntImm c1) {
-      return Binary.of(op, inner.a(), ConstantFolding.foldInt(op, c1, c2));
-    }
-    return Binary.of(op, a, b);
-  }
-
   // ---- comparisons ----
 
   private Expr compare(BinOp op, Expr a, Expr b) {
@@ -380,7 +354,7 @@ final class ExprSimplifier extends ExprMutator {
     }
     try {
       LinearForm d = linear(a, true).minus(linear(b, true));
-      ConstIntBound bd = d.bound(analyzer);
+      ConstIntBound bd = minMax.relaxedBound(d);
       Boolean known = LogicRules.decide(op, bd);
       if (known != null) {
         return IntImm.ofBool(known);

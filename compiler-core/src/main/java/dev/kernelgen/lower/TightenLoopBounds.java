@@ -68,6 +68,10 @@ final class TightenLoopBounds extends StmtMutator {
       body = IfThenElse.of(cond, body);
     }
     Expr extent = Simplifier.simplify(hi.sub(lo).max(IntImm.like(hi, 0)));
+    if (extent instanceof IntImm e && e.value() == 0) {
+      // The guard never holds in the loop (a partition's tail past the end of a row).
+      return dev.kernelgen.tir.Evaluate.nop();
+    }
     return new For(v, lo, extent, f.kind(), f.threadTag(), f.pragmas(), body);
   }
 

@@ -316,6 +316,24 @@ class SimplifierTest {
     check(z.min(c(8)).min(c(4)), z.min(c(4)));
   }
 
+  @Test
+  void provesEmptyPartitionsThroughMinMaxTerms() {
+    // The extent of a loop that partitioning leaves after a middle that ends where the loop does:
+    // the term-by-term bound of min(w, 64) - max(min(w, 64), 0) is [-inf, 64], but the term
+    // max(min(w, 64), 0) is at least min(w, 64), so the difference is at most 0.
+    Expr w = n.sub(io.mul(64));
+    Expr end = w.min(c(64)).max(c(0));
+    check(c(64).min(w).sub(end).max(c(0)), "0");
+    check(c(64).min(w).le(end), t());
+    // The operands of a constant first and last are one term.
+    check(c(64).min(w).sub(w.min(c(64))), "0");
+    // The other way round it is at least 0, so its max with 0 is itself.
+    check(end.sub(w.min(c(64))).max(c(0)), end.sub(w.min(c(64))));
+    // Not where it does not hold (i.outer unbounded).
+    Expr open = w.min(c(64)).sub(n.max(c(0))).max(c(0));
+    check(open, open);
+  }
+
   // ---- comparisons ----
 
   @Test
