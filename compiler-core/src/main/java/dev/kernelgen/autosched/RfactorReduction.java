@@ -17,7 +17,9 @@ import java.util.List;
  *
  * <p>Applies where the output has at most {@value #MAX_OUTPUTS} elements and the innermost reduce
  * axis is at least {@value #MIN_EXTENT} long (or symbolic), read contiguously. Knob {@code parts}:
- * the partial results per lane (8 by default; 1 keeps the reduction serial in lanes).
+ * the partial results per lane (8 by default; 1 keeps the reduction serial in lanes). On GPUs the
+ * same with up to {@value #GPU_MAX_OUTPUTS} outputs ({@link #applyGpu}), and a block per output
+ * where the outputs are few for the length of their reduction ({@link #applyBlocks}).
  */
 final class RfactorReduction implements SketchRule {
   /** The most output elements the rule factors: beyond, the output loops give the parallelism. */
@@ -48,9 +50,38 @@ final class RfactorReduction implements SketchRule {
     long outputs = outputs(st);
     IterVar k = st.reduceAxis(st.reduceAxis().size() - 1);
     long extent = ComputeDag.extent(k);
+    if (ComputeDag.stridedAlong(state.schedule(), st, k.var())) {
+      return false;
+    }
     return outputs <= (state.gpu() ? GPU_MAX_OUTPUTS : MAX_OUTPUTS)
-        && (extent < 0 || extent >= MIN_EXTENT)
-        && !ComputeDag.stridedAlong(state.schedule(), st, k.var());
+            && (extent < 0 || extent >= MIN_EXTENT)
+        || state.gpu() && blockPerOutput(st, outputs, extent);
+  }
+
+  /** On GPUs: the shortest reduction (all reduce axes together) given a block per output. */
+  static final long GPU_MIN_LENGTH = 256;
+
+  /** On GPUs: the shortest innermost reduce axis whose partial results a block's threads hold. */
+  static final long GPU_MIN_LANES = 32;
+
+  /**
+   * Whether a GPU reduction gets a block per output ({@link #applyBlocks}): constant extents, a
+   * reduction at least {@value #GPU_MIN_LENGTH} long and at least half as long as there are
+   * outputs, its innermost reduce axis at least {@value #GPU_MIN_LANES} long. There are then too
+   * few outputs for a thread per output to fill the machine, each thread walking a long reduction
+   * alone (global average pooling of [1,64,112,112] on the H200: 131 us for the naive kernel, 271
+   * us for a tiling of it).
+   */
+  private static boolean blockPerOutput(Stage st, long outputs, long innermost) {
+    long length = 1;
+    for (IterVar r : st.reduceAxis()) {
+      long e = ComputeDag.extent(r);
+      if (e <= 0) {
+        return false;
+      }
+      length *= e;
+    }
+    return innermost >= GPU_MIN_LANES && length >= GPU_MIN_LENGTH && outputs <= 2 * length;
   }
 
   @Override
@@ -79,6 +110,12 @@ final class RfactorReduction implements SketchRule {
    * partial result of every block; a thread per output adding up those.
    */
   private static void applyGpu(SketchState state, Stage red) {
+    IterVar last = red.reduceAxis(red.reduceAxis().size() - 1);
+    long extent = ComputeDag.extent(last);
+    if (outputs(red) > GPU_MAX_OUTPUTS || extent > 0 && extent < MIN_EXTENT) {
+      applyBlocks(state, red);
+      return;
+    }
     Schedule s = state.schedule();
     int blocks = state.knob(red, "blocks", 64, 16, 256);
     IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
@@ -101,6 +138,37 @@ final class RfactorReduction implements SketchRule {
     red.bind(one.inner(), ThreadTag.THREAD_X);
     state.done(st2);
     state.note(red, "gpu.rfactor_blocks", blocks);
+    state.done(st);
+    state.done(red);
+  }
+
+  /**
+   * On GPUs, a reduction into few outputs: a block per output whose threads each hold one partial
+   * result of the innermost reduce axis (at most {@value #GPU_THREADS} of them, consecutive threads
+   * reading consecutive elements), over the other reduce axes; then a thread per output adding up
+   * its block's partial results, in the elementwise consumer where there is one.
+   */
+  private static void applyBlocks(SketchState state, Stage red) {
+    Schedule s = state.schedule();
+    IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
+    int lanes = (int) Math.min(ComputeDag.extent(k), GPU_THREADS);
+    Stage st = s.stage(s.rfactor(red.tensor(), k, lanes));
+    List<IterVar> axes = new ArrayList<>(st.axis());
+    IterVar lane = axes.remove(axes.size() - 1);
+    st.bind(GpuTiling.fuseAll(st, axes), ThreadTag.BLOCK_X);
+    st.bind(lane, ThreadTag.THREAD_X);
+    // The thread per output is the consumer's where one reads it elementwise (a mean's division).
+    Stage consumer = MultiLevelTiling.fusibleConsumer(state, red);
+    Stage out = consumer != null ? consumer : red;
+    Stage.Split one = out.split(GpuTiling.fuseAll(out, out.axis()), 64);
+    out.bind(one.outer(), ThreadTag.BLOCK_X);
+    out.bind(one.inner(), ThreadTag.THREAD_X);
+    if (consumer != null) {
+      red.setScope("local");
+      red.computeAt(consumer, one.inner());
+      state.done(consumer);
+    }
+    state.note(red, "gpu.rfactor_lanes", lanes);
     state.done(st);
     state.done(red);
   }

@@ -72,6 +72,39 @@ class RfactorReductionTest {
     }
   }
 
+  /**
+   * Few outputs of long reductions on GPUs: a block per output holds the partial results of the
+   * innermost reduce axis, and a thread per output (the consumer's, where one divides) adds them
+   * up.
+   */
+  @Test
+  void onGpusFewOutputsOfLongReductionsGetABlockEach() {
+    // Global average pooling: 6 outputs of 23x37 (37 partial results each), the mean's division
+    // fused into the second kernel.
+    Tensor img = placeholder("Img", FLOAT32, 2, 3, 23, 37);
+    Schedule pool =
+        AutoScheduler.untuned(Target.CUDA, List.of(dev.kernelgen.topi.Pooling.globalAvgPool(img)));
+    assertThat(pool.trace().toString()).contains(".rfactor(").contains(", 37)");
+    var kernels =
+        dev.kernelgen.lower.SplitHostDevice.split(
+                Lower.lower(pool, "gap", OpSchedules.args(pool), Target.CUDA, null))
+            .kernels();
+    assertThat(kernels).hasSize(2);
+    dev.kernelgen.topi.GpuCheck.check(pool, Map.of());
+    // 20 rows of 600 (256 partial results, the last of them short) and 256 rows of 100000.
+    for (Tensor out : List.of(sumOfSquares(20, 600), sumOfSquares(256, 100_000))) {
+      Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(out));
+      assertThat(s.trace().toString()).contains(".rfactor(k, 256)");
+      if (out.shape().get(0) instanceof dev.kernelgen.te.IntImm r && r.value() == 20) {
+        dev.kernelgen.topi.GpuCheck.check(s, Map.of());
+      }
+    }
+    // A short reduction into many outputs stays with the tiling rules.
+    assertThat(
+            AutoScheduler.untuned(Target.CUDA, List.of(sumOfSquares(4096, 300))).trace().toString())
+        .doesNotContain("rfactor");
+  }
+
   @Test
   void everyPartsSettingMatchesTheOracleOnRaggedAndSymbolicExtents() {
     Var n = new Var("n");

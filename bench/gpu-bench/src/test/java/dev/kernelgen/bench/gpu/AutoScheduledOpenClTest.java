@@ -22,6 +22,7 @@ import dev.kernelgen.topi.Elementwise;
 import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
+import dev.kernelgen.topi.Pooling;
 import dev.kernelgen.topi.Reduction;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,6 +105,10 @@ class AutoScheduledOpenClTest {
         "sum_of_squares",
         List.of(
             compute("SumSq", shape(3), i -> sum(v.at(i, kv.var()).mul(v.at(i, kv.var())), kv))));
+    // Few outputs of long reductions (a block per output, then a thread per output): global
+    // average pooling with its division fused, 37 partial results each.
+    ops.put(
+        "global_avg_pool", List.of(Pooling.globalAvgPool(placeholder("P", FLOAT32, 2, 3, 23, 37))));
     // One head of attention (two reductions, a softmax between), its length ragged.
     Tensor q = placeholder("Q", FLOAT32, 45, 64);
     Tensor k = placeholder("K", FLOAT32, 45, 64);
