@@ -50,7 +50,8 @@ class CCodegenTest {
 
             static inline int32_t kg_floordiv_i32(int32_t a, int32_t b) {
               int32_t q = a / b;
-              return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+              int32_t r = a - q * b;
+              return q - (int32_t) ((r != 0) & ((r ^ b) < 0));
             }
 
             __attribute__((visibility("default"))) int64_t vadd(const float* restrict A, \

@@ -54,7 +54,8 @@ class CudaCodegenTest {
 
             __device__ __forceinline__ int kg_floordiv_i32(int a, int b) {
               int q = a / b;
-              return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+              int r = a - q * b;
+              return q - (int) ((r != 0) & ((r ^ b) < 0));
             }
 
             """

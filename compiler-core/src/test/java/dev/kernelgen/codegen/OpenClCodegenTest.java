@@ -28,7 +28,8 @@ class OpenClCodegenTest {
 
             static inline int kg_floordiv_i32(int a, int b) {
               int q = a / b;
-              return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+              int r = a - q * b;
+              return q - (int) ((r != 0) & ((r ^ b) < 0));
             }
 
             __kernel void reverse_blocks(__global const float* restrict A, \
