@@ -13,10 +13,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every workload of the seed article (shared/workloads/depthwise-seed.json), plus stride 2 and a
- * ragged 23x17 image, one and three of them (the batch of 32 in the exhaustive tier): the depthwise
- * convolution and the fused depthwise + scale_shift + relu, computed by generated C (through FFM)
- * and generated Java with the CPU schedule, equal to the oracle.
+ * The workloads of the seed article (shared/workloads/depthwise-seed.json), plus stride 2 and a
+ * ragged 23x17 image, one and three of them: the depthwise convolution and the fused depthwise +
+ * scale_shift + relu, computed by generated C (through FFM) and generated Java with the CPU
+ * schedule, equal to the oracle. {@code verify} runs the smallest and the largest image, each
+ * filter size, multiplier, padding and stride, and the ragged images; the exhaustive tier the other
+ * sizes of the article and its batch of 32.
  */
 @Execution(
     ExecutionMode
@@ -26,11 +28,7 @@ class SeedWorkloadsTest {
   @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
   @CsvSource({
     "1, 256, 21, 21, 3, 1, 1, SAME",
-    "1, 256, 32, 32, 3, 1, 1, SAME",
-    "1, 256, 64, 64, 3, 1, 1, SAME",
     "1, 256, 96, 96, 3, 1, 1, SAME",
-    "1, 256, 96, 96, 5, 1, 1, SAME",
-    "1, 256, 96, 96, 3, 2, 1, SAME",
     "1, 256, 96, 96, 5, 2, 1, SAME",
     "1, 256, 96, 96, 3, 1, 1, VALID",
     "1, 256, 96, 96, 3, 1, 2, SAME",
@@ -43,13 +41,20 @@ class SeedWorkloadsTest {
   }
 
   /**
-   * The seed's batch of 32 images: 75M outputs, whose oracle alone takes half a minute; a batch of
-   * three ragged images above checks the same schedule across images in verify.
+   * The article's other sizes, and its batch of 32 images: 75M outputs, whose oracle alone takes
+   * half a minute; a batch of three ragged images above checks the same schedule across images in
+   * verify.
    */
   @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
-  @CsvSource({"32, 256, 96, 96, 3, 1, 1, SAME"})
+  @CsvSource({
+    "1, 256, 32, 32, 3, 1, 1, SAME",
+    "1, 256, 64, 64, 3, 1, 1, SAME",
+    "1, 256, 96, 96, 5, 1, 1, SAME",
+    "1, 256, 96, 96, 3, 2, 1, SAME",
+    "32, 256, 96, 96, 3, 1, 1, SAME"
+  })
   @Tag("exhaustive")
-  void atBatch32GeneratedCAndJavaMatchTheOracle(
+  void theRestGeneratedCAndJavaMatchTheOracle(
       int n, int c, int h, int w, int k, int m, int stride, String pad) {
     check(n, c, h, w, k, m, stride, pad);
   }

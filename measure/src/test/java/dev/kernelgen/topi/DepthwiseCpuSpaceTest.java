@@ -23,12 +23,12 @@ import org.junit.jupiter.api.Test;
 /** The configurations of the tuned CPU depthwise schedule compute what the oracle does. */
 class DepthwiseCpuSpaceTest {
   /**
-   * A covering array of strength 3 of each space (every value of any three knobs together, about a
-   * tenth of the points), on a ragged shape and a strided one: what {@code verify} runs.
+   * A covering array of strength 2 of each space (every value of any two knobs together), on a
+   * ragged shape and a strided one: what {@code verify} runs; the exhaustive tier runs every point.
    */
   @Test
-  void everyTripleOfKnobValuesMatchesTheOracleOnRaggedAndStridedShapes() {
-    checkSpaces(s -> CoveringArray.of(s, 3));
+  void everyPairOfKnobValuesMatchesTheOracleOnRaggedAndStridedShapes() {
+    checkSpaces(s -> CoveringArray.of(s, 2));
   }
 
   /** Every configuration of each space: the exhaustive tier, run by CI's step of its own. */

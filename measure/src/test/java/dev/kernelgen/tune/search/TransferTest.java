@@ -18,14 +18,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Transfer on measured C timings: records of one matmul shape, with their features, teach the model
- * to rank the candidates of another shape of the topi template's space.
+ * to rank the candidates of another shape of the topi template's space. In the exhaustive tier
+ * (CI's step of its own): it times every point of two spaces alone on the machine, about 30 s.
  */
 @Isolated("ranks candidates by their timings")
+@Tag("exhaustive")
 class TransferTest {
 
   private static List<Measurement> measureAll(

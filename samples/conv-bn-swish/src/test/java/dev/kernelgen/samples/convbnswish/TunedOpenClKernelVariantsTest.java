@@ -35,8 +35,10 @@ import org.junit.jupiter.api.Test;
  * access in bounds); this test runs the embedded source and rewrites of it that each remove one
  * feature PoCL's work-group compilation may mishandle, each against the plain Java loop, and prints
  * one line per variant, so that one run on a PoCL shows which feature it miscompiles. It fails when
- * any variant is wrong.
+ * any variant is wrong. A diagnostic, in the exhaustive tier (CI's step of its own); {@link
+ * TunedOpenClConfigsTest} checks the embedded kernels themselves in {@code verify}.
  */
+@org.junit.jupiter.api.Tag("exhaustive")
 class TunedOpenClKernelVariantsTest {
   static final Dims SHAPE = new Dims(8, 32, 28, 28, 32);
   static final String KERNEL = "convBnSwish_n8_c32_h28_w28_k32";
