@@ -23,6 +23,13 @@ final class MinMaxRules {
     if (a instanceof IntImm x && b instanceof IntImm y) {
       return ConstantFolding.foldInt(op, x, y);
     }
+    if (a instanceof IntImm) {
+      // A constant operand second, so that min(64, x) and min(x, 64) are one term of a sum, and
+      // the rule for nested constants below sees max(2, max(x, 0)) as max(max(x, 0), 2).
+      Expr t = a;
+      a = b;
+      b = t;
+    }
     if (a.equals(b)) {
       return a;
     }
@@ -44,10 +51,7 @@ final class MinMaxRules {
         && inner.b() instanceof IntImm c1) {
       return Binary.of(op, inner.a(), ConstantFolding.foldInt(op, c1, c2));
     }
-    // A constant operand second, so that min(64, x) and min(x, 64) are one term of a sum.
-    return a instanceof IntImm && !(b instanceof IntImm)
-        ? Binary.of(op, b, a)
-        : Binary.of(op, a, b);
+    return Binary.of(op, a, b);
   }
 
   /** How many min/max terms {@link #relaxedBound} replaces, one after the other, at most. */

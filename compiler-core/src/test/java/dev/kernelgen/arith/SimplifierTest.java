@@ -327,6 +327,8 @@ class SimplifierTest {
     check(c(64).min(w).le(end), t());
     // The operands of a constant first and last are one term.
     check(c(64).min(w).sub(w.min(c(64))), "0");
+    // Nested constants merge with the constant on either side (found by SimplifierPropertyTest).
+    check(c(2).max(w.max(c(0))), w.max(c(2)));
     // The other way round it is at least 0, so its max with 0 is itself.
     check(end.sub(w.min(c(64))).max(c(0)), end.sub(w.min(c(64))));
     // Not where it does not hold (i.outer unbounded).
