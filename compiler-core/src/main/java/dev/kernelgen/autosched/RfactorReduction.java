@@ -53,9 +53,17 @@ final class RfactorReduction implements SketchRule {
     if (ComputeDag.stridedAlong(state.schedule(), st, k.var())) {
       return false;
     }
-    return outputs <= (state.gpu() ? GPU_MAX_OUTPUTS : MAX_OUTPUTS)
-            && (extent < 0 || extent >= MIN_EXTENT)
+    return longIntoFew(outputs, extent, state.gpu() ? GPU_MAX_OUTPUTS : MAX_OUTPUTS)
         || state.gpu() && blockPerOutput(st, outputs, extent);
+  }
+
+  /**
+   * Whether the innermost reduce axis is long ({@value #MIN_EXTENT} or more, or symbolic) and the
+   * outputs at most {@code maxOutputs}: where {@link #apply} factors into parallel parts (on GPUs
+   * {@link #applyGpu}: over blocks), else on GPUs a block per output.
+   */
+  private static boolean longIntoFew(long outputs, long innermost, long maxOutputs) {
+    return outputs <= maxOutputs && (innermost < 0 || innermost >= MIN_EXTENT);
   }
 
   /** On GPUs: the shortest reduction (all reduce axes together) given a block per output. */
@@ -110,15 +118,13 @@ final class RfactorReduction implements SketchRule {
    * partial result of every block; a thread per output adding up those.
    */
   private static void applyGpu(SketchState state, Stage red) {
-    IterVar last = red.reduceAxis(red.reduceAxis().size() - 1);
-    long extent = ComputeDag.extent(last);
-    if (outputs(red) > GPU_MAX_OUTPUTS || extent > 0 && extent < MIN_EXTENT) {
+    IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
+    if (!longIntoFew(outputs(red), ComputeDag.extent(k), GPU_MAX_OUTPUTS)) {
       applyBlocks(state, red);
       return;
     }
     Schedule s = state.schedule();
     int blocks = state.knob(red, "blocks", 64, 16, 256);
-    IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
     Stage st = s.stage(s.rfactor(red.tensor(), k, blocks * GPU_THREADS));
     // The split leaves the blocks and threads of partial results last among the data axes.
     List<IterVar> axes = new ArrayList<>(st.axis());

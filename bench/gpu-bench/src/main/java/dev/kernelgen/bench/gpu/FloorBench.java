@@ -257,12 +257,13 @@ public final class FloorBench {
    * timings differ by the measurement's noise only, and the pick is not slower than its floor.
    */
   private static boolean sameKernel(Op op, Target t) {
-    Schedule floor =
-        AutoScheduler.generate(
-            t,
-            op.def().outputs(),
-            Knobs.configured(Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE)));
-    return code(floor, op, t).equals(code(op.pick().apply(t), op, t));
+    return code(floor(op, t), op, t).equals(code(op.pick().apply(t), op, t));
+  }
+
+  /** The naive loop nest of the operator's own compute: the generated floor sketch. */
+  private static Schedule floor(Op op, Target t) {
+    return AutoScheduler.generate(
+        t, op.def().outputs(), Knobs.configured(Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE)));
   }
 
   private static String code(Schedule s, Op op, Target t) {
@@ -273,18 +274,11 @@ public final class FloorBench {
             dev.kernelgen.lower.SplitHostDevice.split(f).kernels(), "m");
   }
 
-  private static Measurement time(Measurer m, Op op, Target t, boolean floor) {
-    Function<Knobs, Schedule> scheduler =
-        floor
-            ? k ->
-                AutoScheduler.generate(
-                    t,
-                    op.def().outputs(),
-                    Knobs.configured(Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE)))
-            : k -> op.pick().apply(t);
+  private static Measurement time(Measurer m, Op op, Target t, boolean naive) {
+    Function<Knobs, Schedule> scheduler = naive ? k -> floor(op, t) : k -> op.pick().apply(t);
     TuningTask task =
         new TuningTask(
-            "FloorBench/" + op.name() + (floor ? "/floor" : "/pick"), t, op.def(), scheduler, "k");
+            "FloorBench/" + op.name() + (naive ? "/floor" : "/pick"), t, op.def(), scheduler, "k");
     return m.measure(task, List.of(Configuration.of(Map.of()))).get(0);
   }
 }
