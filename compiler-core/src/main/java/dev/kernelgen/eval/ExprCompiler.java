@@ -89,8 +89,9 @@ abstract class ExprCompiler {
         }
       };
     }
-    CompilerBug.check(
-        e.dtype().isInt(), "%s expression where an integer is needed: %s", e.dtype(), e.show());
+    if (!e.dtype().isInt()) {
+      throw new CompilerBug(e.dtype() + " expression where an integer is needed: " + e.show());
+    }
     return switch (e) {
       case IntImm i -> new LongNode.Const(i.value());
       case Var v -> new LongNode.Slot(slot(v));
@@ -207,8 +208,9 @@ abstract class ExprCompiler {
 
   /** A boolean expression as a condition. */
   final BoolNode bool(Expr e) {
-    CompilerBug.check(
-        e.dtype().isBool(), "%s expression where a bool is needed: %s", e.dtype(), e.show());
+    if (!e.dtype().isBool()) {
+      throw new CompilerBug(e.dtype() + " expression where a bool is needed: " + e.show());
+    }
     BoolNode n =
         switch (e) {
           case IntImm i -> new BoolNode.Const(i.value() != 0);
@@ -300,8 +302,9 @@ abstract class ExprCompiler {
 
   /** A floating-point expression. */
   final DoubleNode dbl(Expr e) {
-    CompilerBug.check(
-        e.dtype().isFloat(), "%s expression where a float is needed: %s", e.dtype(), e.show());
+    if (!e.dtype().isFloat()) {
+      throw new CompilerBug(e.dtype() + " expression where a float is needed: " + e.show());
+    }
     boolean f32 = e.dtype() == DType.FLOAT32;
     return switch (e) {
       case FloatImm x -> new DoubleNode.Const(f32 ? (float) x.value() : x.value());

@@ -14,12 +14,12 @@ public record Call(Intrinsic fn, List<Expr> args) implements Expr {
         fn.arity(),
         args.size());
     for (Expr a : args) {
-      UserError.check(
-          a.dtype().isFloat(),
-          "%s needs floating-point arguments, got %s: %s",
-          fn.name().toLowerCase(),
-          a.dtype(),
-          a.show());
+      if (!a.dtype().isFloat()) {
+        throw new UserError(
+            String.format(
+                "%s needs floating-point arguments, got %s: %s",
+                fn.name().toLowerCase(), a.dtype(), a.show()));
+      }
       UserError.check(
           a.dtype() == args.get(0).dtype(),
           "dtype mismatch in %s: %s vs %s",

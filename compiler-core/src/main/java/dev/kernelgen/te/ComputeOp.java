@@ -39,11 +39,12 @@ public final class ComputeOp implements Operation {
     new ExprVisitor() {
       @Override
       public void visit(Expr e) {
-        UserError.check(
-            !(e instanceof Reduce),
-            "compute '%s': a reduction may only be the whole body, found nested: %s",
-            name,
-            e.show());
+        if (e instanceof Reduce) {
+          throw new UserError(
+              String.format(
+                  "compute '%s': a reduction may only be the whole body, found nested: %s",
+                  name, e.show()));
+        }
         super.visit(e);
       }
     }.visit(inner);

@@ -38,11 +38,10 @@ public sealed interface Expr
   }
 
   private static DType floatType(Expr e) {
-    dev.kernelgen.diag.UserError.check(
-        e.dtype().isFloat(),
-        "a floating-point constant next to %s expression %s",
-        e.dtype(),
-        e.show());
+    if (!e.dtype().isFloat()) {
+      throw new dev.kernelgen.diag.UserError(
+          String.format("a floating-point constant next to %s expression %s", e.dtype(), e.show()));
+    }
     return e.dtype();
   }
 

@@ -5,7 +5,9 @@ import dev.kernelgen.diag.UserError;
 /** Logical negation. */
 public record Not(Expr a) implements Expr {
   public Not {
-    UserError.check(a.dtype().isBool(), "! needs a bool operand, got %s: %s", a.dtype(), a.show());
+    if (!a.dtype().isBool()) {
+      throw new UserError(String.format("! needs a bool operand, got %s: %s", a.dtype(), a.show()));
+    }
   }
 
   public static Expr of(Expr a) {

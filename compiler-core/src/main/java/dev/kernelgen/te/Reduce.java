@@ -13,16 +13,19 @@ public record Reduce(Reducer combiner, Expr source, List<IterVar> axes, Expr con
     implements Expr {
   public Reduce {
     axes = List.copyOf(axes);
-    UserError.check(
-        !axes.isEmpty(), "%s reduction without reduce axes: %s", combiner.name(), source.show());
+    if (axes.isEmpty()) {
+      throw new UserError(
+          String.format("%s reduction without reduce axes: %s", combiner.name(), source.show()));
+    }
     UserError.check(
         source.dtype() == combiner.x().dtype(),
         "%s reduction over a %s value with a %s combiner",
         combiner.name(),
         source.dtype(),
         combiner.x().dtype());
-    UserError.check(
-        condition.dtype().isBool(), "reduction condition must be bool: %s", condition.show());
+    if (!condition.dtype().isBool()) {
+      throw new UserError("reduction condition must be bool: " + condition.show());
+    }
     Set<Var> used = new HashSet<>(FreeVars.of(source));
     used.addAll(FreeVars.of(condition));
     for (IterVar iv : axes) {
@@ -31,12 +34,12 @@ public record Reduce(Reducer combiner, Expr source, List<IterVar> axes, Expr con
           "%s reduction over axis '%s', which is not a reduce axis (make it with reduceAxis)",
           combiner.name(),
           iv.name());
-      UserError.check(
-          used.contains(iv.var()),
-          "reduce axis '%s' is not used by its %s reduction: %s",
-          iv.name(),
-          combiner.name(),
-          source.show());
+      if (!used.contains(iv.var())) {
+        throw new UserError(
+            String.format(
+                "reduce axis '%s' is not used by its %s reduction: %s",
+                iv.name(), combiner.name(), source.show()));
+      }
     }
   }
 

@@ -84,8 +84,10 @@ public final class TE {
     List<Expr> out = new ArrayList<>();
     for (Object d : dims) {
       Expr e = expr(d);
-      UserError.check(
-          e.dtype().isInt(), "a dim must be an integer, got %s: %s", e.dtype(), e.show());
+      if (!e.dtype().isInt()) {
+        throw new UserError(
+            String.format("a dim must be an integer, got %s: %s", e.dtype(), e.show()));
+      }
       if (e instanceof IntImm i) {
         UserError.check(i.value() > 0, "a dim must be positive, got %d", i.value());
       }

@@ -6,8 +6,9 @@ import dev.kernelgen.te.Expr;
 /** A conditional; {@code elseCase} is null when there is none. */
 public record IfThenElse(Expr condition, Stmt thenCase, Stmt elseCase) implements Stmt {
   public IfThenElse {
-    CompilerBug.check(
-        condition.dtype().isBool(), "if condition must be bool: %s", condition.show());
+    if (!condition.dtype().isBool()) {
+      throw new CompilerBug("if condition must be bool: " + condition.show());
+    }
   }
 
   public static IfThenElse of(Expr condition, Stmt thenCase) {
