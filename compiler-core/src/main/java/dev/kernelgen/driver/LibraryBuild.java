@@ -33,6 +33,11 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
 
 /**
  * The build of one library: each operator's variants (specializations, and for symbolic dims 32-bit
@@ -172,12 +177,21 @@ final class LibraryBuild {
     String javaClass = null;
     String javaSource = null;
     Map<String, Object> moduleJson = new LinkedHashMap<>();
+    Map<Target, Map<String, Object>> jsonByTarget = new EnumMap<>(Target.class);
+    targets.forEach(t -> jsonByTarget.put(t, new LinkedHashMap<>()));
+    Map<Target, LibraryModel.Module> emitted =
+        emitConcurrently(
+            targets,
+            t -> {
+              Map<String, Object> json = jsonByTarget.get(t);
+              List<PrimFunc> fs = funcs.getOrDefault(t, List.of());
+              return context(
+                  "library '" + lib.name() + "', target " + t, () -> emitter.emit(t, fs, json));
+            });
     for (Target t : targets) {
       List<PrimFunc> fs = funcs.getOrDefault(t, List.of());
-      Map<String, Object> json = new LinkedHashMap<>();
-      LibraryModel.Module m =
-          context("library '" + lib.name() + "', target " + t, () -> emitter.emit(t, fs, json));
-      modules.put(t, m);
+      Map<String, Object> json = jsonByTarget.get(t);
+      modules.put(t, emitted.get(t));
       moduleJson.put(t.name(), json);
       if (t == Target.JAVA) {
         javaClass = lib.name() + "Java";
@@ -361,5 +375,45 @@ final class LibraryBuild {
         trace,
         temps,
         kernels);
+  }
+
+  /** Emits and compiles the modules of the targets at once (tool processes, mostly). */
+  private static final ExecutorService EMITS =
+      Executors.newCachedThreadPool(
+          Thread.ofPlatform().daemon().name("kernelgen-emit-", 0).factory());
+
+  /**
+   * Each target's module from {@code emit}, the targets at once: cc's and nvcc's processes overlap
+   * (the conv-bn-swish sample's generate: cc 14 s for its AVX-512 library, nvcc 13 s for its
+   * fatbin, one after the other before). Every emission ends before this returns; the first failure
+   * in target order is thrown, so that errors do not depend on timing.
+   */
+  private static Map<Target, LibraryModel.Module> emitConcurrently(
+      List<Target> targets, Function<Target, LibraryModel.Module> emit) {
+    Map<Target, CompletableFuture<LibraryModel.Module>> runs = new EnumMap<>(Target.class);
+    for (Target t : targets) {
+      runs.put(t, CompletableFuture.supplyAsync(() -> emit.apply(t), EMITS));
+    }
+    Map<Target, LibraryModel.Module> out = new EnumMap<>(Target.class);
+    Throwable first = null;
+    for (Target t : targets) {
+      try {
+        out.put(t, runs.get(t).join());
+      } catch (CompletionException e) {
+        if (first == null) {
+          first = e.getCause();
+        }
+      }
+    }
+    if (first instanceof RuntimeException re) {
+      throw re;
+    }
+    if (first instanceof Error err) {
+      throw err;
+    }
+    if (first != null) {
+      throw new IllegalStateException(first);
+    }
+    return out;
   }
 }

@@ -21,18 +21,28 @@ import javax.tools.ToolProvider;
 public final class JavaSourceCompiler {
   private JavaSourceCompiler() {}
 
+  private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
+
+  /**
+   * One file manager per test thread (they are not thread-safe), kept across compiles: it keeps the
+   * class path's jars open and indexed, which a new one reads again for each of the thousand
+   * kernels the tests compile.
+   */
+  private static final ThreadLocal<StandardJavaFileManager> FILES =
+      ThreadLocal.withInitial(() -> JAVAC.getStandardFileManager(null, null, null));
+
   /**
    * Compiles {@code source}, which declares {@code className} (fully qualified), against the test
    * class path, and returns the loaded class. Fails with the diagnostics and the numbered source.
    */
   public static Class<?> compile(String className, String source) {
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    JavaCompiler javac = JAVAC;
     if (javac == null) {
       throw new IllegalStateException("no system Java compiler: run the tests on a JDK");
     }
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     Map<String, ByteArrayOutputStream> classes = new HashMap<>();
-    StandardJavaFileManager std = javac.getStandardFileManager(diagnostics, null, null);
+    StandardJavaFileManager std = FILES.get();
     JavaFileManager files =
         new ForwardingJavaFileManager<>(std) {
           @Override

@@ -14,12 +14,15 @@ import dev.kernelgen.tune.TuneTest;
 import dev.kernelgen.tune.TuningTask;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A candidate that crashes or hangs is a failed measurement with a reason, and the next candidate
  * still measures: in the C harness (a child process), in this JVM behind a timeout, and in a child
- * JVM.
+ * JVM. Its methods run at once: each mostly waits, for a timeout or a child process.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class FaultIsolationTest {
   private static final NativeToolchain TC = NativeToolchain.fromEnvironment();
   private static final String MAIN = "int main(int argc, char** argv) {";
