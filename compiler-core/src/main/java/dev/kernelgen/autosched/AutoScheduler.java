@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Schedules generated from the compute DAG: a function (operator, target, knobs) to {@link
@@ -126,9 +127,14 @@ public final class AutoScheduler {
       }
     }
     record Scored(Configuration config, double cost, int order) {}
+    // The climb offers the same configuration again (each knob's current value, each round): a
+    // configuration is built and weighed once.
+    Map<String, Double> costs = new HashMap<>();
+    ToDoubleFunction<Configuration> costOf =
+        c -> costs.computeIfAbsent(c.key(), k -> score(target, outputs, c, rules, predictor));
     List<Scored> scored = new ArrayList<>();
     for (int k = 0; k < drawn.size(); k++) {
-      double cost = score(target, outputs, drawn.get(k), rules, predictor);
+      double cost = costOf.applyAsDouble(drawn.get(k));
       if (!Double.isNaN(cost)) {
         scored.add(new Scored(drawn.get(k), cost, k));
       }
@@ -152,7 +158,7 @@ public final class AutoScheduler {
           Map<String, Integer> m = new TreeMap<>(best.values());
           m.putAll(changes);
           Configuration c = Configuration.of(m);
-          double cost = score(target, outputs, c, rules, predictor);
+          double cost = costOf.applyAsDouble(c);
           if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9) && fits.test(c)) {
             best = c;
             bestCost = cost;

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * The tunable choices of one schedule. Each {@link #knob} names a choice and lists its candidate
@@ -18,6 +19,8 @@ import java.util.TreeMap;
  * <p>Not thread-safe: one instance per schedule run.
  */
 public final class Knobs {
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
+
   private final Map<String, Integer> configured;
   private final Map<String, List<Integer>> space = new LinkedHashMap<>();
   private final Map<String, Integer> chosen = new LinkedHashMap<>();
@@ -44,7 +47,7 @@ public final class Knobs {
    */
   public int knob(String name, int... choices) {
     UserError.check(
-        name != null && name.matches("[A-Za-z_][A-Za-z0-9_.]*"),
+        name != null && IDENTIFIER.matcher(name).matches(),
         "knob name '%s' is not an identifier",
         name);
     UserError.check(choices.length > 0, "knob '%s' has no choices", name);
