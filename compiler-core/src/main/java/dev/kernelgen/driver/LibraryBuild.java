@@ -46,10 +46,16 @@ import java.util.function.Function;
  * library's tuning tasks.
  */
 final class LibraryBuild {
+  /** Emits and compiles the modules of the targets at once (tool processes, mostly). */
+  private static final ExecutorService EMITS =
+      Executors.newCachedThreadPool(
+          Thread.ofPlatform().daemon().name("kernelgen-emit-", 0).factory());
+
   private final GenerateRequest request;
   private final UserErrors errors;
   private final LibrarySpec lib;
   private final Path dir;
+
   private final List<Target> targets;
   private final Map<Target, List<PrimFunc>> funcs = new EnumMap<>(Target.class);
   private final ScheduleChoice choice;
@@ -376,11 +382,6 @@ final class LibraryBuild {
         temps,
         kernels);
   }
-
-  /** Emits and compiles the modules of the targets at once (tool processes, mostly). */
-  private static final ExecutorService EMITS =
-      Executors.newCachedThreadPool(
-          Thread.ofPlatform().daemon().name("kernelgen-emit-", 0).factory());
 
   /**
    * Each target's module from {@code emit}, the targets at once: cc's and nvcc's processes overlap

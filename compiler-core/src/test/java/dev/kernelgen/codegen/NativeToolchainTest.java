@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.kernelgen.diag.UserError;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
@@ -113,5 +115,31 @@ class NativeToolchainTest {
     assertThatThrownBy(() -> NativeToolchain.fromEnvironment().compilePtx("", "90"))
         .isInstanceOf(UserError.class)
         .hasMessageContaining("'90'");
+  }
+
+  @Test
+  void levelsCompileAtOnceAndTheFirstFailingLevelInOrderIsNamed() throws Exception {
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    Assumptions.assumeTrue(tc.findCc().isPresent(), "no C compiler (cc, gcc, clang) on PATH");
+    String good = "int kg_answer(void) { return 42; }\n";
+    String bad = "int kg_answer(void) { return undeclared_name; }\n";
+    Map<String, String> sources = new LinkedHashMap<>();
+    sources.put("x86-64-v2", bad);
+    sources.put("x86-64-v3", good);
+    sources.put("x86-64-v4", bad);
+    // The last level starts first; the error is still the first level's in the map's order.
+    Throwable t =
+        catchThrowable(() -> tc.compileSharedLibraries(sources, l -> tmp.resolve(l + ".so")));
+    assertThat(t)
+        .isInstanceOf(UserError.class)
+        .hasMessageStartingWith("ISA level x86-64-v2: ")
+        .hasMessageContaining("undeclared_name");
+    sources.put("x86-64-v2", good);
+    sources.put("x86-64-v4", good);
+    var libs = tc.compileSharedLibraries(sources, l -> tmp.resolve("ok-" + l + ".so"));
+    assertThat(libs.keySet()).containsExactly("x86-64-v2", "x86-64-v3", "x86-64-v4");
+    for (Path so : libs.values()) {
+      assertThat(Files.size(so)).isPositive();
+    }
   }
 }
