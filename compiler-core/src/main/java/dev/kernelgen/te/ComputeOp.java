@@ -42,7 +42,9 @@ public final class ComputeOp implements Operation {
         if (e instanceof Reduce) {
           throw new UserError(
               String.format(
-                  "compute '%s': a reduction may only be the whole body, found nested: %s",
+                  "compute '%s': a reduction inside another reduction (or reading another's"
+                      + " reduce axis) has no stage of its own to be computed in; write it as a"
+                      + " compute of its own: %s",
                   name, e.show()));
         }
         super.visit(e);

@@ -145,7 +145,7 @@ public final class TE {
     }
     Expr e = body.apply(List.copyOf(vars));
     UserError.check(e != null, "compute '%s': the body returned null", name);
-    return new ComputeOp(name, axis, e, "").output();
+    return new ComputeOp(name, axis, NestedReductions.lift(name, axis, e), "").output();
   }
 
   private static String[] axisNames(int n) {
