@@ -1,10 +1,16 @@
 package dev.kernelgen.autosched;
 
 import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.FLOAT64;
+import static dev.kernelgen.te.TE.INT32;
+import static dev.kernelgen.te.TE.cast;
 import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.computeN;
+import static dev.kernelgen.te.TE.exp;
 import static dev.kernelgen.te.TE.max;
 import static dev.kernelgen.te.TE.placeholder;
 import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.reduceWhere;
 import static dev.kernelgen.te.TE.select;
 import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sqrt;
@@ -15,13 +21,16 @@ import static dev.kernelgen.te.TE.var;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Reducer;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.Check;
 import dev.kernelgen.topi.GpuCheck;
 import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.topi.Reduction;
+import dev.kernelgen.topi.Topi;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -36,9 +45,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Operators written as a new user would, with the DSL alone and shapes no extent of which divides a
  * tile, that no other test builds (a strided 1-d convolution with GELU, a grouped convolution, one
  * head of attention over a batch, channel-wise L2 normalisation, column centring, a max over a
- * broadcast sum; one with symbolic dims), reductions inside expressions as users write them ({@code
- * sum(...).div(n)}): the rules' untuned pick for every target against the oracle (C on the IR
- * interpreter and cc, Java, CUDA's and OpenCL's schedules on the GPU interpreter).
+ * broadcast sum; one with symbolic dims; and {@link #otherKinds}), reductions inside expressions as
+ * users write them ({@code sum(...).div(n)}): the rules' untuned pick for every target against the
+ * oracle (C on the IR interpreter and cc, Java, CUDA's and OpenCL's schedules on the GPU
+ * interpreter).
  */
 @Execution(ExecutionMode.CONCURRENT) // its operators are independent
 class UnseenOperatorsTest {
@@ -63,7 +73,96 @@ class UnseenOperatorsTest {
     Var w = var("w");
     Tensor xs = placeholder("Xs", FLOAT32, 2, ch, 3, w);
     c.add(new Op("l2_normalize_symbolic", List.of(l2Normalize(xs)), Map.of(ch, 5L, w, 19L)));
+    c.addAll(otherKinds());
     return c.stream();
+  }
+
+  /**
+   * Other dtypes, ranks and forms: a conditional sum, float64 and int32 reductions, a rank-5
+   * broadcast, a transposed matmul, extent-1 dims, a mean and a softmax over symbolic rows, two
+   * outputs of one producer, a gather through an index tensor.
+   */
+  static List<Op> otherKinds() {
+    List<Op> c = new ArrayList<>();
+    Tensor a = placeholder("A", FLOAT32, 9, 41);
+    IterVar k = reduceAxis(41, "k");
+    Tensor positive =
+        compute(
+            "PositiveSum",
+            shape(9),
+            i ->
+                reduceWhere(
+                    Reducer.sum(FLOAT32),
+                    a.at(i, k.var()),
+                    a.at(i, k.var()).gt(new FloatImm(FLOAT32, 0)),
+                    k));
+    c.add(new Op("sum_where_positive", List.of(positive), Map.of()));
+    Tensor d1 = placeholder("D1", FLOAT64, 7, 13);
+    Tensor d2 = placeholder("D2", FLOAT64, 13, 5);
+    IterVar kk = reduceAxis(13, "kk");
+    c.add(
+        new Op(
+            "matmul_f64",
+            List.of(
+                compute(
+                    "MatmulF64",
+                    shape(7, 5),
+                    (i, j) -> sum(d1.at(i, kk.var()).mul(d2.at(kk.var(), j)), kk))),
+            Map.of()));
+    Tensor ia = placeholder("IA", INT32, 6, 10);
+    IterVar ik = reduceAxis(10, "ik");
+    c.add(
+        new Op(
+            "row_max_i32",
+            List.of(compute("RowMax", shape(6), i -> max(ia.at(i, ik.var()).mul(3).sub(1), ik))),
+            Map.of()));
+    Tensor f5 = placeholder("F5", FLOAT32, 2, 3, 4, 5, 6);
+    Tensor b1 = placeholder("B1", FLOAT32, 3);
+    c.add(
+        new Op(
+            "rank5_broadcast",
+            List.of(computeN("Rank5", f5.shape(), ix -> f5.at(ix).mul(b1.at(ix.get(1))).add(1.0))),
+            Map.of()));
+    Tensor t1 = placeholder("T1", FLOAT32, 11, 7);
+    Tensor t2 = placeholder("T2", FLOAT32, 11, 9);
+    c.add(new Op("transpose_matmul", List.of(Topi.matmul(Topi.transpose(t1, 1, 0), t2)), Map.of()));
+    Tensor one = placeholder("One", FLOAT32, 1, 1, 17, 1);
+    IterVar ok = reduceAxis(17, "ok");
+    c.add(
+        new Op(
+            "unit_dims",
+            List.of(
+                compute(
+                    "UnitSum",
+                    shape(1, 1, 1, 1),
+                    (p, q, r, s) -> sum(one.at(p, q, ok.var(), s), ok))),
+            Map.of()));
+    Var n = var("n");
+    Tensor m = placeholder("M", FLOAT32, 3, n);
+    IterVar mk = reduceAxis(n, "mk");
+    c.add(
+        new Op(
+            "mean_symbolic_row",
+            List.of(
+                compute("Mean", shape(3), i -> sum(m.at(i, mk.var()), mk).div(cast(FLOAT32, n)))),
+            Map.of(n, 1001L)));
+    Var cols = var("cols");
+    Tensor sx = placeholder("SX", FLOAT32, 4, cols);
+    c.add(new Op("softmax_symbolic", List.of(Reduction.softmax(sx, 1)), Map.of(cols, 77L)));
+    Tensor p = placeholder("P", FLOAT32, 8, 12);
+    Tensor ex = compute("Ex", p.shape(), (i, j) -> exp(p.at(i, j)));
+    Tensor o1 = compute("PlusOne", p.shape(), (i, j) -> ex.at(i, j).add(1.0));
+    Tensor o2 = compute("Twice", p.shape(), (i, j) -> ex.at(i, j).mul(2.0));
+    c.add(new Op("two_outputs", List.of(o1, o2), Map.of()));
+    Tensor table = placeholder("Table", FLOAT32, 10, 6);
+    Tensor idx = placeholder("Idx", INT32, 5);
+    c.add(
+        new Op(
+            "gather",
+            List.of(
+                compute("Gathered", shape(5, 6), (i, j) -> table.at(idx.at(i).floormod(10), j))),
+            Map.of()));
+    return c;
   }
 
   /** {@code gelu(bias[o] + sum_{c,k} x[b, c, 2t + k - 1] * w[o, c, k])}, zero outside x. */
