@@ -42,11 +42,11 @@ import java.util.function.Function;
 /**
  * Issue 13's floor: every library operator's untuned pick (what {@code generate} embeds when no
  * tuning record exists: {@link DefaultSchedules#forTarget}) and the depthwise sample's schedule
- * methods, each timed beside the naive loop nest of its own compute definition (the
- * auto-scheduler's {@code sketch = 1}: on C the unscheduled loops, serially; on a GPU a thread per
- * output element with the reduction in a register), on C and, where a CUDA device is present, on
- * CUDA, in one table. Both go through the measure module's measurers (oracle check, warm-up,
- * repeats, median).
+ * methods, and operators written as a user would ({@link UserOperators}), each timed beside the
+ * naive loop nest of its own compute definition (the auto-scheduler's {@code sketch = 1}: on C the
+ * unscheduled loops, serially; on a GPU a thread per output element with the reduction in a
+ * register), on C and, where a CUDA device is present, on CUDA, in one table. Both go through the
+ * measure module's measurers (oracle check, warm-up, repeats, median).
  *
  * <p>Usage: {@code FloorBench OUT_JSON [--only TEXT]}; {@code bench/gpu.sh floor OUT} on the GPU
  * machine; elsewhere the same main on {@code .device/lib} (after {@code bench/gpu.sh prepare})
@@ -130,6 +130,7 @@ public final class FloorBench {
             List.of(img, g, be, mean, var),
             Elementwise.batchNormInference(img, g, be, mean, var, 1e-5, 1)));
     ops.addAll(sampleOperators());
+    ops.addAll(UserOperators.all());
     return ops;
   }
 

@@ -1,0 +1,131 @@
+package dev.kernelgen.bench.gpu;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.select;
+import static dev.kernelgen.te.TE.shape;
+import static dev.kernelgen.te.TE.sqrt;
+import static dev.kernelgen.te.TE.sum;
+import static dev.kernelgen.te.TE.tanh;
+
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.Reduction;
+import java.util.List;
+
+/**
+ * Operators as a user writes them, with the DSL alone and no library template (the floor table's
+ * last rows): their untuned picks are what a user's build embeds for a new operator. Reductions sit
+ * inside expressions where users put them ({@code sum(...).div(n)}).
+ */
+final class UserOperators {
+  private UserOperators() {}
+
+  static List<FloorBench.Op> all() {
+    return List.of(
+        conv1dGelu(), groupedConv(), l2NormalizeChannels(), centerColumns(), softmaxChannels());
+  }
+
+  /** {@code gelu(bias + conv1d(x, w))}, stride 2, one zero on each side: [8, 64, 4096] x 128. */
+  static FloorBench.Op conv1dGelu() {
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 4096);
+    Tensor w = placeholder("W", FLOAT32, 128, 64, 3);
+    Tensor bias = placeholder("Bias", FLOAT32, 128);
+    IterVar c = reduceAxis(64, "c");
+    IterVar k = reduceAxis(3, "k");
+    Tensor conv =
+        compute(
+            "Conv1d",
+            shape(8, 128, 2048),
+            (b, o, t) -> {
+              Expr at = t.mul(2).add(k.var()).sub(1);
+              Expr in = select(at.ge(0).and(at.lt(4096)), x.at(b, c.var(), at), 0.0);
+              return sum(in.mul(w.at(o, c.var(), k.var())), c, k);
+            });
+    Tensor gelu =
+        compute(
+            "Gelu",
+            conv.shape(),
+            (b, o, t) -> {
+              Expr v = conv.at(b, o, t).add(bias.at(o));
+              Expr inner = v.add(v.mul(v).mul(v).mul(0.044715)).mul(0.7978845608);
+              return v.mul(0.5).mul(tanh(inner).add(1.0));
+            });
+    return FloorBench.Op.library("user_conv1d_s2_gelu_8x64x4096_k128", List.of(x, w, bias), gelu);
+  }
+
+  /** A 3x3 convolution in 4 groups, SAME: [1, 128, 56, 56] x 128. */
+  static FloorBench.Op groupedConv() {
+    Tensor x = placeholder("X", FLOAT32, 1, 128, 56, 56);
+    Tensor w = placeholder("W", FLOAT32, 128, 32, 3, 3);
+    Tensor padded =
+        compute(
+            "Padded",
+            shape(1, 128, 58, 58),
+            (b, ch, i, j) ->
+                select(
+                    i.ge(1).and(i.le(56)).and(j.ge(1)).and(j.le(56)),
+                    x.at(b, ch, i.sub(1), j.sub(1)),
+                    0.0));
+    IterVar c = reduceAxis(32, "c");
+    IterVar kh = reduceAxis(3, "kh");
+    IterVar kw = reduceAxis(3, "kw");
+    Tensor out =
+        compute(
+            "GroupedConv",
+            shape(1, 128, 56, 56),
+            (b, o, i, j) ->
+                sum(
+                    padded
+                        .at(
+                            b,
+                            o.floordiv(32).mul(32).add(c.var()),
+                            i.add(kh.var()),
+                            j.add(kw.var()))
+                        .mul(w.at(o, c.var(), kh.var(), kw.var())),
+                    c,
+                    kh,
+                    kw));
+    return FloorBench.Op.library("user_grouped_conv_g4_1x128x56x56", List.of(x, w), out);
+  }
+
+  /** {@code x / sqrt(sum_c x^2 + 1e-6)} over the channels of [8, 64, 56, 56], in one compute. */
+  static FloorBench.Op l2NormalizeChannels() {
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 56, 56);
+    IterVar c = reduceAxis(64, "c");
+    Tensor out =
+        compute(
+            "L2Normalized",
+            x.shape(),
+            (b, ch, i, j) ->
+                x.at(b, ch, i, j)
+                    .div(
+                        sqrt(
+                            sum(x.at(b, c.var(), i, j).mul(x.at(b, c.var(), i, j)), c).add(1e-6))));
+    return FloorBench.Op.library("user_l2_normalize_channels_8x64x56x56", List.of(x), out);
+  }
+
+  /**
+   * Softmax over the channels of [8, 64, 56, 56] (a segmentation head's), with the library's op.
+   */
+  static FloorBench.Op softmaxChannels() {
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 56, 56);
+    return FloorBench.Op.library(
+        "user_softmax_channels_8x64x56x56", List.of(x), Reduction.softmax(x, 1));
+  }
+
+  /** Each column of [4096, 1024] minus its mean: a reduction over the first axis, inline. */
+  static FloorBench.Op centerColumns() {
+    Tensor a = placeholder("A", FLOAT32, 4096, 1024);
+    IterVar r = reduceAxis(4096, "r");
+    Tensor out =
+        compute(
+            "Centered",
+            a.shape(),
+            (row, col) -> a.at(row, col).sub(sum(a.at(r.var(), col), r).div(4096.0)));
+    return FloorBench.Op.library("user_center_columns_4096x1024", List.of(a), out);
+  }
+}
