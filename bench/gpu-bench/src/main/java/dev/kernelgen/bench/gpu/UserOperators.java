@@ -26,7 +26,13 @@ final class UserOperators {
 
   static List<FloorBench.Op> all() {
     return List.of(
-        conv1dGelu(), groupedConv(), l2NormalizeChannels(), centerColumns(), softmaxChannels());
+        conv1dGelu(),
+        groupedConv(),
+        l2NormalizeChannels(),
+        centerColumns(),
+        softmaxChannels(),
+        transposedMatmul(),
+        batchNormTraining());
   }
 
   /** {@code gelu(bias + conv1d(x, w))}, stride 2, one zero on each side: [8, 64, 4096] x 128. */
@@ -115,6 +121,46 @@ final class UserOperators {
     Tensor x = placeholder("X", FLOAT32, 8, 64, 56, 56);
     return FloorBench.Op.library(
         "user_softmax_channels_8x64x56x56", List.of(x), Reduction.softmax(x, 1));
+  }
+
+  /** {@code C = A^T B} read as written, {@code sum_k a[k, i] * b[k, j]}, 512-cubed. */
+  static FloorBench.Op transposedMatmul() {
+    Tensor a = placeholder("A", FLOAT32, 512, 512);
+    Tensor b = placeholder("B", FLOAT32, 512, 512);
+    IterVar k = reduceAxis(512, "k");
+    Tensor c =
+        compute("AtB", shape(512, 512), (i, j) -> sum(a.at(k.var(), i).mul(b.at(k.var(), j)), k));
+    return FloorBench.Op.library("user_transposed_matmul_512", List.of(a, b), c);
+  }
+
+  /**
+   * Batch norm as in training, the statistics of the batch inline: each channel of [8, 64, 56, 56]
+   * less its mean over (n, h, w), over the root of its mean square deviation.
+   */
+  static FloorBench.Op batchNormTraining() {
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 56, 56);
+    double count = 8.0 * 56 * 56;
+    IterVar n = reduceAxis(8, "n");
+    IterVar h = reduceAxis(56, "h");
+    IterVar w = reduceAxis(56, "w");
+    Tensor mean =
+        compute(
+            "ChannelMean",
+            shape(64),
+            ch -> sum(x.at(n.var(), ch, h.var(), w.var()), n, h, w).div(count));
+    IterVar n2 = reduceAxis(8, "n2");
+    IterVar h2 = reduceAxis(56, "h2");
+    IterVar w2 = reduceAxis(56, "w2");
+    Tensor out =
+        compute(
+            "BatchNorm",
+            x.shape(),
+            (b, ch, i, j) -> {
+              Expr d = x.at(n2.var(), ch, h2.var(), w2.var()).sub(mean.at(ch));
+              Expr var = sum(d.mul(d), n2, h2, w2).div(count);
+              return x.at(b, ch, i, j).sub(mean.at(ch)).div(sqrt(var.add(1e-5)));
+            });
+    return FloorBench.Op.library("user_batch_norm_training_8x64x56x56", List.of(x), out);
   }
 
   /** Each column of [4096, 1024] minus its mean: a reduction over the first axis, inline. */
