@@ -32,7 +32,13 @@ final class UserOperators {
         centerColumns(),
         softmaxChannels(),
         transposedMatmul(),
-        batchNormTraining());
+        batchNormTraining(),
+        matvec(),
+        vecmat(),
+        softmaxFirstAxis(),
+        sumOverBatch(),
+        avgPoolByHand(),
+        permute0213());
   }
 
   /** {@code gelu(bias + conv1d(x, w))}, stride 2, one zero on each side: [8, 64, 4096] x 128. */
@@ -161,6 +167,60 @@ final class UserOperators {
               return x.at(b, ch, i, j).sub(mean.at(ch)).div(sqrt(var.add(1e-5)));
             });
     return FloorBench.Op.library("user_batch_norm_training_8x64x56x56", List.of(x), out);
+  }
+
+  /** {@code y = A x} over [4096, 4096]: one row of A per output. */
+  static FloorBench.Op matvec() {
+    Tensor a = placeholder("A", FLOAT32, 4096, 4096);
+    Tensor x = placeholder("X", FLOAT32, 4096);
+    IterVar k = reduceAxis(4096, "k");
+    Tensor y = compute("Matvec", shape(4096), i -> sum(a.at(i, k.var()).mul(x.at(k.var())), k));
+    return FloorBench.Op.library("user_matvec_4096", List.of(a, x), y);
+  }
+
+  /** {@code y = x A} over [4096, 4096]: one column of A per output. */
+  static FloorBench.Op vecmat() {
+    Tensor a = placeholder("A", FLOAT32, 4096, 4096);
+    Tensor x = placeholder("X", FLOAT32, 4096);
+    IterVar k = reduceAxis(4096, "k");
+    Tensor y = compute("Vecmat", shape(4096), j -> sum(x.at(k.var()).mul(a.at(k.var(), j)), k));
+    return FloorBench.Op.library("user_vecmat_4096", List.of(a, x), y);
+  }
+
+  /** Softmax down the columns of [1024, 1024] (axis 0), with the library's op. */
+  static FloorBench.Op softmaxFirstAxis() {
+    Tensor x = placeholder("X", FLOAT32, 1024, 1024);
+    return FloorBench.Op.library(
+        "user_softmax_axis0_1024x1024", List.of(x), Reduction.softmax(x, 0));
+  }
+
+  /** The sum over the batch of [64, 256, 256]. */
+  static FloorBench.Op sumOverBatch() {
+    Tensor x = placeholder("X", FLOAT32, 64, 256, 256);
+    IterVar b = reduceAxis(64, "b");
+    Tensor y = compute("BatchSum", shape(256, 256), (i, j) -> sum(x.at(b.var(), i, j), b));
+    return FloorBench.Op.library("user_sum_over_batch_64x256x256", List.of(x), y);
+  }
+
+  /** 2x2 average pooling, stride 2, written with two reduce axes: [8, 64, 112, 112]. */
+  static FloorBench.Op avgPoolByHand() {
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 112, 112);
+    IterVar p = reduceAxis(2, "p");
+    IterVar q = reduceAxis(2, "q");
+    Tensor y =
+        compute(
+            "AvgPool",
+            shape(8, 64, 56, 56),
+            (n, c, i, j) ->
+                sum(x.at(n, c, i.mul(2).add(p.var()), j.mul(2).add(q.var())), p, q).mul(0.25));
+    return FloorBench.Op.library("user_avg_pool_2x2_8x64x112x112", List.of(x), y);
+  }
+
+  /** The axes 1 and 2 of [16, 64, 64, 32] exchanged (attention's head split). */
+  static FloorBench.Op permute0213() {
+    Tensor x = placeholder("X", FLOAT32, 16, 64, 64, 32);
+    Tensor y = compute("Permuted", shape(16, 64, 64, 32), (n, c, i, j) -> x.at(n, i, c, j));
+    return FloorBench.Op.library("user_permute_0213_16x64x64x32", List.of(x), y);
   }
 
   /** Each column of [4096, 1024] minus its mean: a reduction over the first axis, inline. */
