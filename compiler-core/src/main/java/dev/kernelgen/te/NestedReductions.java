@@ -87,7 +87,12 @@ final class NestedReductions {
 
   /** The compute of {@code r} over the axes it reads, and the read of it at those axes. */
   private static Expr stage(String name, List<IterVar> axis, Reduce r, Map<String, Integer> used) {
-    Set<Var> free = FreeVars.of(r);
+    Set<Var> free = new HashSet<>(FreeVars.of(r));
+    for (IterVar iv : r.axes()) {
+      // A triangular reduction's bounds read data axes too.
+      free.addAll(FreeVars.of(iv.dom().min()));
+      free.addAll(FreeVars.of(iv.dom().extent()));
+    }
     List<IterVar> own = new ArrayList<>();
     List<Expr> at = new ArrayList<>();
     Map<Var, Expr> rename = new HashMap<>();

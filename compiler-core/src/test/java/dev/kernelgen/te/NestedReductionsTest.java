@@ -9,6 +9,7 @@ import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.offset;
 
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.eval.NDArray;
@@ -47,7 +48,7 @@ class NestedReductionsTest {
       }
       for (int j = 0; j < 7; j++) {
         assertThat(out.getDouble(i * 7 + j))
-            .isCloseTo(in.getDouble(i * 7 + j) - mean, org.assertj.core.data.Offset.offset(1e-5));
+            .isCloseTo(in.getDouble(i * 7 + j) - mean, offset(1e-5));
       }
     }
   }
@@ -77,6 +78,29 @@ class NestedReductionsTest {
         compute("Scaled", a.shape(), (i, j) -> a.at(i, j).div(sum(a.at(r.var(), c.var()), r, c)));
     Tensor s = t.op().inputs().stream().filter(x -> x != a).findFirst().orElseThrow();
     assertThat(s.shape()).containsExactly(IntImm.of(1));
+  }
+
+  @Test
+  void aTriangularReductionKeepsTheAxisItsBoundReads() {
+    // out[i, j] = a[i, j] - sum_{k < i + 1} a[k, 0]: the sum reads i through its bound alone.
+    Tensor t =
+        compute(
+            "Prefix",
+            a.shape(),
+            (i, j) -> {
+              IterVar k = reduceAxis(i.add(1), "k");
+              return a.at(i, j).sub(sum(a.at(k.var(), IntImm.of(0)), k));
+            });
+    Tensor s = t.op().inputs().stream().filter(x -> x != a).findFirst().orElseThrow();
+    assertThat(s.shape()).containsExactly(IntImm.of(5));
+    NDArray in = NDArray.random(DType.FLOAT32, 4, 5, 7);
+    NDArray out = TensorInterpreter.evaluate(List.of(t), Map.of(a, in), Map.of()).get(t);
+    double prefix = 0;
+    for (int i = 0; i < 5; i++) {
+      prefix += in.getDouble(i * 7);
+      assertThat(out.getDouble(i * 7 + 3))
+          .isCloseTo(in.getDouble(i * 7 + 3) - prefix, offset(1e-5));
+    }
   }
 
   @Test
