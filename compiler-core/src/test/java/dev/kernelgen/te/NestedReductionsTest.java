@@ -11,9 +11,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.offset;
 
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.eval.TensorInterpreter;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.testing.Check;
+import dev.kernelgen.topi.GpuCheck;
+import dev.kernelgen.topi.OpSchedules;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -101,6 +108,27 @@ class NestedReductionsTest {
       assertThat(out.getDouble(i * 7 + 3))
           .isCloseTo(in.getDouble(i * 7 + 3) - prefix, offset(1e-5));
     }
+  }
+
+  @Test
+  void aLiftedStageNamedAsAUserTensorStillLowersOnEveryTarget() {
+    // The user's own input is called Mean_sum: the lifted stage gets the same name.
+    Tensor x = placeholder("Mean_sum", FLOAT32, 6, 9);
+    IterVar k = reduceAxis(9, "k");
+    Tensor mean =
+        compute("Mean", x.shape(), (i, j) -> x.at(i, j).sub(sum(x.at(i, k.var()), k).div(9.0)));
+    assertThat(mean.op().inputs()).extracting(Tensor::name).containsOnly("Mean_sum");
+    for (Target t : List.of(Target.C, Target.JAVA)) {
+      Schedule s = AutoScheduler.untuned(t, List.of(mean));
+      Check.check(
+          s,
+          OpSchedules.args(s),
+          Map.of(),
+          EnumSet.of(t == Target.JAVA ? Check.Backend.JAVA : Check.Backend.C),
+          1e-5,
+          1e-5);
+    }
+    GpuCheck.check(AutoScheduler.untuned(Target.CUDA, List.of(mean)), Map.of());
   }
 
   @Test
