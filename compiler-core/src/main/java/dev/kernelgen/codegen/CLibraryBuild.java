@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -65,9 +64,9 @@ final class CLibraryBuild {
     // that on two processors it runs beside the others rather than after them.
     List<String> lastFirst = new ArrayList<>(paths.keySet());
     Collections.reverse(lastFirst);
-    Map<String, CompletableFuture<Void>> runs = new LinkedHashMap<>();
+    Map<String, CompletableFuture<Void>> started = new LinkedHashMap<>();
     for (String level : lastFirst) {
-      runs.put(
+      started.put(
           level,
           CompletableFuture.runAsync(
               () -> {
@@ -80,16 +79,9 @@ final class CLibraryBuild {
               COMPILES));
     }
     // Failures in the levels' order, whichever compile ended first.
-    for (String level : paths.keySet()) {
-      try {
-        runs.get(level).join();
-      } catch (CompletionException e) {
-        if (e.getCause() instanceof RuntimeException re) {
-          throw re;
-        }
-        throw e;
-      }
-    }
+    Map<String, CompletableFuture<Void>> inLevelOrder = new LinkedHashMap<>();
+    paths.keySet().forEach(level -> inLevelOrder.put(level, started.get(level)));
+    InOrder.join(inLevelOrder);
     return paths;
   }
 }

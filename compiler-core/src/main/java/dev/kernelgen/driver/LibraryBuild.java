@@ -5,6 +5,7 @@ import static dev.kernelgen.driver.KernelDriver.context;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.codegen.InOrder;
 import dev.kernelgen.codegen.JavaCodegen;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.LibraryModel.Build;
@@ -34,7 +35,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -391,30 +391,10 @@ final class LibraryBuild {
    */
   private static Map<Target, LibraryModel.Module> emitConcurrently(
       List<Target> targets, Function<Target, LibraryModel.Module> emit) {
-    Map<Target, CompletableFuture<LibraryModel.Module>> runs = new EnumMap<>(Target.class);
+    Map<Target, CompletableFuture<LibraryModel.Module>> runs = new LinkedHashMap<>();
     for (Target t : targets) {
       runs.put(t, CompletableFuture.supplyAsync(() -> emit.apply(t), EMITS));
     }
-    Map<Target, LibraryModel.Module> out = new EnumMap<>(Target.class);
-    Throwable first = null;
-    for (Target t : targets) {
-      try {
-        out.put(t, runs.get(t).join());
-      } catch (CompletionException e) {
-        if (first == null) {
-          first = e.getCause();
-        }
-      }
-    }
-    if (first instanceof RuntimeException re) {
-      throw re;
-    }
-    if (first instanceof Error err) {
-      throw err;
-    }
-    if (first != null) {
-      throw new IllegalStateException(first);
-    }
-    return out;
+    return InOrder.join(runs);
   }
 }
