@@ -57,7 +57,7 @@ class EmbeddedOpenClBarriersTest {
         if (a.matches()) {
           accumulators.add(a.group(1));
         }
-        if (beforeFirstBarrier && open.size() == 1 && s.matches("\\w+\\[\\d+\\] = 0\\.0f;")) {
+        if (beforeFirstBarrier && open.size() == 1 && s.matches("\\w+\\[\\d+L?\\] = 0\\.0f;")) {
           zeroed.add(s.substring(0, s.indexOf('[')));
         }
         if (s.startsWith("barrier(")) {
