@@ -47,9 +47,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * The operator benchmark on the CPU: matmul (square, float32), softmax and layer norm over rows and
@@ -382,8 +384,12 @@ public final class OpsCpuBench {
     // Knobs from -Dops.knob.NAME=VALUE where this operator's schedule has them, else defaults.
     Knobs probe = Knobs.defaults();
     DefaultSchedules.forTarget(Target.C, op, probe);
+    Set<String> names = new LinkedHashSet<>(probe.space().keySet());
+    if (generated || tunedLog != null) {
+      names.addAll(AutoScheduler.space(Target.C, op.outputs()).knobs().keySet());
+    }
     Map<String, Integer> values = new LinkedHashMap<>();
-    for (String k : probe.space().keySet()) {
+    for (String k : names) {
       Integer v = Integer.getInteger("ops.knob." + k);
       if (v != null) {
         values.put(k, v);
