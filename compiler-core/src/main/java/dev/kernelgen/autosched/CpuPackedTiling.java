@@ -35,8 +35,10 @@ import java.util.Map;
  * <p>Loops, as a GEMM's: the tiles of {@code v} outermost, where the panels are packed once and
  * shared by every thread; inside, the first two other axes split, fused and run in parallel, then
  * the other tiles; inside the tile the reduction, then the other axes unrolled, then {@code v}
- * vectorized. Only for C, and only where every extent is a constant (the panels and the padded rows
- * then have constant sizes).
+ * vectorized. Only for C, and only where the reduction's extents and that of {@code v} are
+ * constants (the panels then have constant sizes): the other axes may be symbolic (a batch, an
+ * image's height and width), their tiles guarded at the ragged border and the rows a task
+ * materializes held in a heap temporary of the task's thread.
  */
 final class CpuPackedTiling {
   private CpuPackedTiling() {}
@@ -64,11 +66,6 @@ final class CpuPackedTiling {
     if (state.target() != Target.C) {
       return out;
     }
-    for (IterVar iv : local.axis()) {
-      if (ComputeDag.extent(iv) <= 0) {
-        return out;
-      }
-    }
     for (IterVar iv : local.reduceAxis()) {
       if (ComputeDag.extent(iv) <= 0) {
         return out;
@@ -76,6 +73,7 @@ final class CpuPackedTiling {
     }
     Map<Tensor, List<List<Expr>>> reads = ComputeDag.directReads(local);
     for (int d = 0; d < local.axis().size(); d++) {
+      // A symbolic extent (-1) is not vectorized along: the panels' size is a multiple of it.
       if (ComputeDag.extent(local.axis(d)) < MIN_VECTOR_EXTENT) {
         continue;
       }
@@ -249,7 +247,7 @@ final class CpuPackedTiling {
         double size = tiles[v];
         for (int k = 0; k < idx.size(); k++) {
           if (k != at) {
-            size *= ComputeDag.extent(sp.axis(k));
+            size *= nominal(ComputeDag.extent(sp.axis(k)));
           }
         }
         packed += size;
@@ -306,10 +304,10 @@ final class CpuPackedTiling {
     double waste = 1;
     int ragged = 0;
     for (int d = 0; d < n; d++) {
-      long e = ComputeDag.extent(axes.get(d));
+      long e = nominal(ComputeDag.extent(axes.get(d)));
       long count = (e + tiles[d] - 1) / tiles[d];
       waste *= (double) count * tiles[d] / e;
-      if (e % tiles[d] != 0) {
+      if (ComputeDag.extent(axes.get(d)) > 0 && e % tiles[d] != 0) {
         ragged += d == v ? 2 : 1;
       }
       if (others.subList(0, parallelAxes).contains(d)) {
@@ -333,7 +331,7 @@ final class CpuPackedTiling {
       work *= ComputeDag.extent(r);
     }
     for (IterVar a : axes) {
-      work *= ComputeDag.extent(a);
+      work *= nominal(ComputeDag.extent(a));
     }
     double packings = Math.ceil((double) ComputeDag.extent(axes.get(v)) / tiles[v]);
     state.note(red, "cpu.tasks", tasks);
@@ -352,6 +350,22 @@ final class CpuPackedTiling {
   }
 
   /**
+   * The extent the notes assume for a symbolic one (-1), as the other CPU layouts' notes do ({@link
+   * CpuTiling}): only the predictor's ranking reads it; the kernel takes any extent.
+   */
+  static long nominal(long extent) {
+    return extent > 0 ? extent : CpuTiling.NOMINAL_EXTENT;
+  }
+
+  /**
+   * The span a task's producer region is assumed to have along a symbolic axis the task runs whole
+   * (an image's width): the size of {@link CpuTiling#NOMINAL_EXTENT} there would rank every
+   * materialized row as spilling L2, and the alternatives hold no rows but run 5-7x slower (a 3x3
+   * convolution over [n, 64, h, w], 2-core Zen 4).
+   */
+  static final long NOMINAL_SPAN = 64;
+
+  /**
    * About how many elements of a producer a parallel task computes, read by {@code st} at {@code
    * idx}: per dimension, the span of its index over the task (a tile of each parallel axis, the
    * whole extent of every other axis, reduce axes included), at most the dimension's extent.
@@ -364,7 +378,8 @@ final class CpuPackedTiling {
         long extent = 1;
         for (int d = 0; d < st.axis().size(); d++) {
           if (st.axis(d).var() == x) {
-            extent = parallel.contains(d) ? tiles[d] : ComputeDag.extent(st.axis(d));
+            long e = ComputeDag.extent(st.axis(d));
+            extent = parallel.contains(d) ? tiles[d] : e > 0 ? e : NOMINAL_SPAN;
           }
         }
         for (IterVar r : st.reduceAxis()) {

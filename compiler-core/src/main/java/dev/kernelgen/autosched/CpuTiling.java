@@ -76,6 +76,9 @@ final class CpuTiling {
     return variesPerTile(extent, tile) ? Math.min(max, MAX_UNROLLED_RAGGED) : max;
   }
 
+  /** The extent the notes assume for a symbolic one: the predictor ranks for this size. */
+  static final long NOMINAL_EXTENT = 1024;
+
   /** Knob {@code layout}: the register tile with the reduction around it. */
   static final int REGISTER_TILE = 0;
 
@@ -120,7 +123,7 @@ final class CpuTiling {
                   inner ? 32 : (d == n - 2 ? 8 : 1),
                   inner));
       regTile *= tiles[d];
-      long ext = e > 0 ? e : 1024;
+      long ext = e > 0 ? e : NOMINAL_EXTENT;
       long count = (ext + tiles[d] - 1) / tiles[d];
       waste *= (double) count * tiles[d] / ext;
       if (e > 0 && e % tiles[d] != 0) {
@@ -163,7 +166,7 @@ final class CpuTiling {
       local.computeAt(tiled, inner.get(n - 1));
       RowReduction.vectorizeLongReduction(local);
       state.note(red, "cpu.dot", 1);
-      state.note(red, "cpu.dot_length", dotLength > 0 ? dotLength : 1024);
+      state.note(red, "cpu.dot_length", dotLength > 0 ? dotLength : NOMINAL_EXTENT);
       state.note(red, "cpu.dot_strided", dotStrided ? 1 : 0);
       return;
     }
