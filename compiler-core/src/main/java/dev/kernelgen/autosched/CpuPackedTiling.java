@@ -66,15 +66,10 @@ final class CpuPackedTiling {
     if (state.target() != Target.C) {
       return out;
     }
-    for (IterVar iv : local.reduceAxis()) {
-      if (ComputeDag.extent(iv) <= 0) {
-        return out;
-      }
-    }
     Map<Tensor, List<List<Expr>>> reads = ComputeDag.directReads(local);
     for (int d = 0; d < local.axis().size(); d++) {
-      // A symbolic extent (-1) is not vectorized along: the panels' size is a multiple of it.
-      if (ComputeDag.extent(local.axis(d)) < MIN_VECTOR_EXTENT) {
+      long extent = ComputeDag.extent(local.axis(d));
+      if (extent > 0 && extent < MIN_VECTOR_EXTENT) {
         continue;
       }
       boolean broadcast = false;
@@ -221,7 +216,9 @@ final class CpuPackedTiling {
       readAxes.add(ComputeDag.axesUsed(local, e.getValue()));
       Along a = along(local, t, e.getValue(), vv);
       if (a == Along.PACKED) {
-        Tensor panel = s.cacheRead(t, "local", local.tensor());
+        // A panel over a symbolic reduction (the input channels) is a heap temporary.
+        Tensor panel =
+            s.cacheRead(t, constantReduction(local) ? "local" : "global", local.tensor());
         Stage sp = s.stage(panel);
         sp.computeAt(tiled, outer[v]);
         int at = -1;
@@ -285,7 +282,7 @@ final class CpuPackedTiling {
     for (int k = local.reduceAxis().size() - 1; k >= 0; k--) {
       IterVar r = local.reduceAxis(k);
       long e = ComputeDag.extent(r);
-      if (e > CpuTiling.MAX_UNROLLED_REDUCTION || unrolled * e > CpuTiling.MAX_UNROLLED) {
+      if (e <= 0 || e > CpuTiling.MAX_UNROLLED_REDUCTION || unrolled * e > CpuTiling.MAX_UNROLLED) {
         break;
       }
       local.unroll(r);
@@ -315,7 +312,7 @@ final class CpuPackedTiling {
       }
     }
     if (parallelAxes == 0) {
-      tasks = (ComputeDag.extent(axes.get(v)) + tiles[v] - 1) / tiles[v];
+      tasks = (nominal(ComputeDag.extent(axes.get(v))) + tiles[v] - 1) / tiles[v];
     }
     double loads = 0;
     for (var used : readAxes) {
@@ -328,12 +325,12 @@ final class CpuPackedTiling {
     // Elements packed against multiply-adds: the panels are packed once per task and tile of v.
     double work = 1;
     for (IterVar r : local.reduceAxis()) {
-      work *= ComputeDag.extent(r);
+      work *= nominal(ComputeDag.extent(r));
     }
     for (IterVar a : axes) {
       work *= nominal(ComputeDag.extent(a));
     }
-    double packings = Math.ceil((double) ComputeDag.extent(axes.get(v)) / tiles[v]);
+    double packings = Math.ceil((double) nominal(ComputeDag.extent(axes.get(v))) / tiles[v]);
     state.note(red, "cpu.tasks", tasks);
     state.note(red, "cpu.ragged", ragged);
     state.note(red, "cpu.waste", waste);
@@ -349,6 +346,15 @@ final class CpuPackedTiling {
     state.note(red, "cpu.packed_layout", 1);
   }
 
+  private static boolean constantReduction(Stage local) {
+    for (IterVar r : local.reduceAxis()) {
+      if (ComputeDag.extent(r) <= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
    * The extent the notes assume for a symbolic one (-1), as the other CPU layouts' notes do ({@link
    * CpuTiling}): only the predictor's ranking reads it; the kernel takes any extent.
@@ -359,9 +365,9 @@ final class CpuPackedTiling {
 
   /**
    * The span a task's producer region is assumed to have along a symbolic axis the task runs whole
-   * (an image's width): the size of {@link CpuTiling#NOMINAL_EXTENT} there would rank every
-   * materialized row as spilling L2, and the alternatives hold no rows but run 5-7x slower (a 3x3
-   * convolution over [n, 64, h, w], 2-core Zen 4).
+   * (an image's width, the input channels): the size of {@link CpuTiling#NOMINAL_EXTENT} there
+   * would rank every materialized row as spilling L2, and the alternatives hold no rows but run
+   * 3-7x slower (a 3x3 convolution over [n, c, h, w] to k channels, 2-core Zen 4).
    */
   static final long NOMINAL_SPAN = 64;
 
@@ -384,7 +390,8 @@ final class CpuPackedTiling {
         }
         for (IterVar r : st.reduceAxis()) {
           if (r.var() == x) {
-            extent = ComputeDag.extent(r);
+            long e = ComputeDag.extent(r);
+            extent = e > 0 ? e : NOMINAL_SPAN;
           }
         }
         span += extent - 1;
