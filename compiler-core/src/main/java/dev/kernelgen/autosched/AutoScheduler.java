@@ -285,16 +285,29 @@ public final class AutoScheduler {
     }
   }
 
-  /** The statements of a lowered kernel. */
+  /**
+   * The statements of a lowered kernel, an if with an else counted by its larger branch: the full
+   * tiles' copy of a nest ({@code lower.VersionFullTiles}) does not make the nest a bigger choice.
+   */
   static int statements(PrimFunc f) {
-    int[] n = {0};
+    return statements(f.body());
+  }
+
+  private static int statements(Stmt s) {
+    if (s instanceof dev.kernelgen.tir.IfThenElse i && i.elseCase() != null) {
+      return 1 + Math.max(statements(i.thenCase()), statements(i.elseCase()));
+    }
+    int[] n = {1};
     new StmtVisitor() {
       @Override
       public void visit(Stmt st) {
-        n[0]++;
-        super.visit(st);
+        if (st == s) {
+          super.visit(st);
+        } else {
+          n[0] += statements(st);
+        }
       }
-    }.visit(f.body());
+    }.visit(s);
     return n[0];
   }
 

@@ -35,7 +35,8 @@ import java.util.function.UnaryOperator;
  *   <li>build the loop nests and attach stages ({@link ScheduleOps});
  *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll,
  *       simplify, on CPUs partition loops around their boundary tests, fold guards into loop
- *       bounds, and for GPU targets insert barriers;
+ *       bounds, on C version full tiles ({@link VersionFullTiles}), and for GPU targets insert
+ *       barriers;
  *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
  *       stage, temporaries between them) and compute each kernel's {@link LaunchGeometry}.
  * </ol>
@@ -169,6 +170,9 @@ public final class Lower {
       out.add(new Pass("prefetch_next_row", PrefetchNextRow::run));
     }
     out.add(new Pass("tighten_loop_bounds", TightenLoopBounds::run));
+    if (target == Target.C) {
+      out.add(new Pass("version_full_tiles", VersionFullTiles::run));
+    }
     boolean gpu = target == Target.CUDA || target == Target.OPENCL;
     if (gpu) {
       out.add(new Pass("insert_barriers", InsertBarriers::run));
