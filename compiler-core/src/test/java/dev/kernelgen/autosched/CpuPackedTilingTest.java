@@ -187,23 +187,31 @@ class CpuPackedTilingTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void everyPackedAxisAtRandomTilesMatchesTheOracle(String name, Tensor out) {
+    assertThat(packedAxes(out)).isNotEmpty();
+    checkRandomPackedTiles(name, out, Map.of(), 3, new Random(3));
+  }
+
+  /**
+   * {@code perAxis} configurations drawn at random along each packed axis of {@code out}, each
+   * against the oracle in C at {@code byName}'s dims.
+   */
+  private static void checkRandomPackedTiles(
+      String name, Tensor out, Map<String, Long> byName, int perAxis, Random r) {
     ConfigSpace space = AutoScheduler.space(Target.C, List.of(out));
     String layoutKnob =
         space.knobs().keySet().stream()
             .filter(k -> k.endsWith(".layout"))
             .findFirst()
             .orElseThrow();
-    Random r = new Random(3);
-    List<Integer> axes = packedAxes(out);
-    assertThat(axes).isNotEmpty();
-    for (int axis : axes) {
-      for (int k = 0; k < 3; k++) {
+    for (int axis : packedAxes(out)) {
+      for (int k = 0; k < perAxis; k++) {
         Map<String, Integer> v = new TreeMap<>(space.random(r).values());
         v.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
         v.put(layoutKnob, CpuPackedTiling.BASE + axis);
         Schedule s = AutoScheduler.generate(Target.C, List.of(out), Knobs.configured(v));
         try {
-          Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+          Check.check(
+              s, OpSchedules.args(s), dims(s, byName), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
         } catch (AssertionError e) {
           throw new AssertionError(name + " at " + v + ": " + e.getMessage(), e);
         }
@@ -229,31 +237,8 @@ class CpuPackedTilingTest {
       Check.check(
           pick, OpSchedules.args(pick), dims(pick, shape), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
     }
-    ConfigSpace space = AutoScheduler.space(Target.C, List.of(out));
-    String layoutKnob =
-        space.knobs().keySet().stream()
-            .filter(k -> k.endsWith(".layout"))
-            .findFirst()
-            .orElseThrow();
-    Random r = new Random(5);
-    for (int axis : random ? packedAxes(out) : List.<Integer>of()) {
-      for (int k = 0; k < 1; k++) {
-        Map<String, Integer> v = new TreeMap<>(space.random(r).values());
-        v.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
-        v.put(layoutKnob, CpuPackedTiling.BASE + axis);
-        Schedule s = AutoScheduler.generate(Target.C, List.of(out), Knobs.configured(v));
-        try {
-          Check.check(
-              s,
-              OpSchedules.args(s),
-              dims(s, shapes.get(0)),
-              EnumSet.of(Check.Backend.C),
-              1e-4,
-              1e-4);
-        } catch (AssertionError e) {
-          throw new AssertionError(name + " at " + v + ": " + e.getMessage(), e);
-        }
-      }
+    if (random) {
+      checkRandomPackedTiles(name, out, shapes.get(0), 1, new Random(5));
     }
   }
 
