@@ -10,7 +10,9 @@
 #                                        the working tree, each resuming from the same copy of
 #                                        TUNING (default bench/results/gpu-2026-11-29-b/tuning.jsonl,
 #                                        made at 89bb99e's time) so that both time the same
-#                                        configurations; OUT/<side>-<round>/ours.json and
+#                                        configurations (KG_PAIR_TRIALS new trials per workload
+#                                        and variant beyond the log's, default 1: 89bb99e's
+#                                        default of 48 took 527 s on the old side alone); OUT/<side>-<round>/ours.json and
 #                                        OUT/pair-table.txt (medians over the rounds, new / old)
 #
 # With the device tool: `bench/gpu-pair.sh prepare` here, then send `bench/gpu-pair.sh run $OUT`
@@ -64,7 +66,7 @@ if [[ $cmd == run ]]; then
       [[ $side == old ]] && lib=.device/old/lib
       start=$(date +%s)
       LD_PRELOAD=$PWD/.device/jre/lib/libjsig.so .device/jre/bin/java --enable-native-access=ALL-UNNAMED \
-        -cp "$lib/*" dev.kernelgen.bench.gpu.GpuBench "$dir" --no-thread-pairs >"$dir/ours.log" 2>&1 || true
+        -Dkernels.bench.trials="${KG_PAIR_TRIALS:-1}" -cp "$lib/*" dev.kernelgen.bench.gpu.GpuBench "$dir" --no-thread-pairs >"$dir/ours.log" 2>&1 || true
       echo "$side round $round: $(($(date +%s) - start)) s, $(grep -c 'tuning ' "$dir/ours.log") tuning lines" |
         tee -a "$out/pair.log"
       rm -f "$dir/tuning.jsonl"
