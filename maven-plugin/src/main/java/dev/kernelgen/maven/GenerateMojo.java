@@ -96,8 +96,8 @@ public final class GenerateMojo extends AbstractMojo {
 
   /**
    * Flags for the C compiler; empty (the default): {@code -O3 -fopenmp -shared -fPIC -std=c11
-   * -ffp-contract=fast -fno-math-errno -fno-tree-loop-distribute-patterns}. The {@code -march}
-   * comes from {@link #cpuIsaLevels}.
+   * -ffp-contract=fast -fno-math-errno -fno-trapping-math -fno-tree-loop-distribute-patterns}. The
+   * {@code -march} comes from {@link #cpuIsaLevels}.
    */
   @Parameter(property = "kernels.cFlags")
   private List<String> cFlags = new ArrayList<>();
