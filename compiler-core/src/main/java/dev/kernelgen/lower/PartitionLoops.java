@@ -40,11 +40,16 @@ final class PartitionLoops extends StmtMutator {
     }
     Var v = f.loopVar();
     Set<Var> inner = definedInside(f.body());
+    // A test with a coefficient above 1 (a row's loop split with its inner part outside) is
+    // partitioned on innermost loops only: the middle copy is what gets vectorized, and outer
+    // loops would copy whole nests (the symbolic convolution's packed tiles outgrew the untuned
+    // pick's statement budget).
+    boolean scaled = inner.isEmpty();
     Set<Expr> used = new HashSet<>();
     Expr lower = null;
     Expr upper = null;
     for (Expr c : conditionTerms(f.body())) {
-      TightenLoopBounds.Bound b = TightenLoopBounds.bound(c, v);
+      TightenLoopBounds.Bound b = TightenLoopBounds.bound(c, v, scaled);
       // The bound must be known before the loop starts: no variable of the body in it.
       if (b == null || FreeVars.of(b.value()).stream().anyMatch(inner::contains)) {
         continue;

@@ -35,15 +35,28 @@ import java.util.Map;
  * Turns multi-dimensional tensors into flat buffers: a realized region becomes an {@link Allocate}
  * of its (constant, where bounds allow) size, and every access an index {@code sum((i_d - min_d) *
  * stride_d)}, row-major unless the schedule ordered the stage's storage ({@code reorder_storage}:
- * the strides follow that order) or padded a dimension's stride ({@code storage_align}: the buffer
- * grows by the padding). Parameters are indexed by their shapes. Indices are 32-bit when the buffer
- * is known to hold fewer than 2^31 elements (a constant size, or a symbolic one in an {@link
- * IndexWidth#NARROW} function, whose launcher checks it), else 64-bit: then every index is widened
- * at its leaves ({@link #widen}), so that no 32-bit sum or product before the cast wraps.
+ * the strides follow that order), padded a dimension's stride ({@code storage_align}: the buffer
+ * grows by the padding) or stored a dimension as phases ({@code storage_deinterleave}: element
+ * {@code i} at {@code floormod(i, f) * phaseStride + floordiv(i, f) * stride}). Parameters are
+ * indexed by their shapes. Indices are 32-bit when the buffer is known to hold fewer than 2^31
+ * elements (a constant size, or a symbolic one in an {@link IndexWidth#NARROW} function, whose
+ * launcher checks it), else 64-bit: then every index is widened at its leaves ({@link #widen}), so
+ * that no 32-bit sum or product before the cast wraps.
  */
 final class StorageFlatten extends StmtMutator {
+  /**
+   * A buffer's flat layout: per dimension its min and stride, and for a dimension stored as phases
+   * ({@code storage_deinterleave}) its factor and the stride between phases (its stride is then the
+   * one between positions within a phase).
+   */
   private record Layout(
-      Buffer buffer, List<Expr> mins, List<Expr> strides, DType indexType, Expr size) {}
+      Buffer buffer,
+      List<Expr> mins,
+      List<Expr> strides,
+      DType indexType,
+      Expr size,
+      Map<Integer, Integer> phases,
+      Map<Integer, Expr> phaseStrides) {}
 
   private final Map<Tensor, Layout> layouts = new HashMap<>();
   private final Map<Var, ConstIntBound> loopBounds = new HashMap<>();
@@ -80,6 +93,8 @@ final class StorageFlatten extends StmtMutator {
     List<Integer> order = storage == null ? List.of() : storage.order();
     Map<Integer, dev.kernelgen.schedule.Stage.StorageAlign> align =
         storage == null ? Map.of() : storage.align();
+    Map<Integer, Integer> phases = storage == null ? Map.of() : storage.phases();
+    Map<Integer, Expr> phaseStrides = new HashMap<>();
     Expr[] strides = new Expr[extents.size()];
     Expr stride = IntImm.of(DType.INT64, 1);
     for (int k = extents.size() - 1; k >= 0; k--) {
@@ -95,7 +110,15 @@ final class StorageFlatten extends StmtMutator {
         stride = IntImm.of(DType.INT64, a.apply(((IntImm) stride).value()));
       }
       strides[d] = stride;
-      stride = Simplifier.simplify(stride.mul(Cast.of(DType.INT64, extents.get(d))));
+      Integer f = phases.get(d);
+      if (f != null) {
+        Expr perPhase = Cast.of(DType.INT64, extents.get(d)).add(f - 1).floordiv(f);
+        Expr between = Simplifier.simplify(stride.mul(perPhase));
+        phaseStrides.put(d, between);
+        stride = Simplifier.simplify(between.mul(f));
+      } else {
+        stride = Simplifier.simplify(stride.mul(Cast.of(DType.INT64, extents.get(d))));
+      }
     }
     boolean small =
         stride instanceof IntImm s
@@ -107,8 +130,13 @@ final class StorageFlatten extends StmtMutator {
         Arrays.stream(strides)
             .map(x -> Simplifier.simplify(x instanceof IntImm ? Cast.of(it, x) : narrow(it, x)))
             .toList();
+    Map<Integer, Expr> typedPhases = new HashMap<>();
+    phaseStrides.forEach(
+        (d, x) ->
+            typedPhases.put(
+                d, Simplifier.simplify(x instanceof IntImm ? Cast.of(it, x) : narrow(it, x))));
     Expr size = stride;
-    if (align.isEmpty()) { // the product in dimension order, as printed before storage_align
+    if (align.isEmpty() && phases.isEmpty()) { // the product in dimension order, as before
       size = IntImm.of(DType.INT64, 1);
       for (Expr e : extents) {
         size = size.mul(Cast.of(DType.INT64, e));
@@ -116,7 +144,7 @@ final class StorageFlatten extends StmtMutator {
       size = Simplifier.simplify(size);
     }
     size = Simplifier.simplify(size instanceof IntImm ? Cast.of(it, size) : narrow(it, size));
-    return new Layout(buffer, mins, typed, it, size);
+    return new Layout(buffer, mins, typed, it, size, phases, typedPhases);
   }
 
   /**
@@ -230,7 +258,7 @@ final class StorageFlatten extends StmtMutator {
     return l;
   }
 
-  private static Expr index(Layout l, List<Expr> indices) {
+  private Expr index(Layout l, List<Expr> indices) {
     DType it = l.indexType();
     // A 32-bit buffer read through 64-bit loop variables (the wide variant's local tiles) is
     // indexed in 64 bits: narrowing each term left `(int32)(l + lo * 64) - (int32)(lo * 64)`,
@@ -247,7 +275,19 @@ final class StorageFlatten extends StmtMutator {
       Expr i = it == DType.INT64 ? widen(indices.get(d)) : Cast.of(it, indices.get(d));
       Expr min = it == DType.INT64 ? widen(l.mins().get(d)) : Cast.of(it, l.mins().get(d));
       Expr stride = it == DType.INT64 ? widen(l.strides().get(d)) : l.strides().get(d);
-      flat = flat.add(i.sub(min).mul(stride));
+      Integer f = l.phases().get(d);
+      if (f == null) {
+        flat = flat.add(i.sub(min).mul(stride));
+      } else {
+        // The phase and the position within it, simplified with the loops' bounds: a producer
+        // loop split by the factor, `i = o * f + p` with `0 <= p < f`, stores at phase p.
+        Expr between = l.phaseStrides().get(d);
+        between = it == DType.INT64 ? widen(between) : between;
+        Expr off = i.sub(min);
+        Expr phase = Simplifier.simplify(off.floormod(IntImm.of(it, f)), loopBounds);
+        Expr pos = Simplifier.simplify(off.floordiv(IntImm.of(it, f)), loopBounds);
+        flat = flat.add(phase.mul(between)).add(pos.mul(stride));
+      }
     }
     return Simplifier.simplify(flat);
   }

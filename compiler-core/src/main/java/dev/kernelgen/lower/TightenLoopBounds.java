@@ -19,10 +19,11 @@ import java.util.Map;
 
 /**
  * Folds guards on a loop's own variable into its bounds: {@code for v in [0, 8) { if (8*o + v < 21)
- * body }} becomes {@code for v in [0, min(8, 21 - 8*o)) body}. Split tails and regions that
- * overhang a tensor leave such guards just inside the innermost loop they depend on; without them
- * the loop body is branch-free, which is what lets the C compiler vectorize it. Loops bound to GPU
- * threads keep their guards (the thread exists either way).
+ * body }} becomes {@code for v in [0, min(8, 21 - 8*o)) body}, and {@code for o in [0, 49) { if
+ * (2*o + p < 97) body }} {@code for o in [0, min(49, floordiv(98 - p, 2))) body}. Split tails and
+ * regions that overhang a tensor leave such guards just inside the innermost loop they depend on;
+ * without them the loop body is branch-free, which is what lets the C compiler vectorize it. Loops
+ * bound to GPU threads keep their guards (the thread exists either way).
  */
 final class TightenLoopBounds extends StmtMutator {
   static Stmt run(Stmt s) {
@@ -78,8 +79,16 @@ final class TightenLoopBounds extends StmtMutator {
   /** {@code v < value} (upper, exclusive) or {@code v >= value} (lower, inclusive). */
   record Bound(boolean upper, Expr value) {}
 
-  /** The bound {@code c} puts on {@code v}, when {@code c} is linear in it with coefficient 1. */
+  /**
+   * The bound {@code c} puts on {@code v}, when {@code c} is linear in it with a positive constant
+   * coefficient.
+   */
   static Bound bound(Expr c, Var v) {
+    return bound(c, v, true);
+  }
+
+  /** As {@link #bound(Expr, Var)}; {@code scaled}: also where the coefficient is above 1. */
+  static Bound bound(Expr c, Var v, boolean scaled) {
     if (!(c instanceof Binary b) || !b.a().dtype().isInt() || !FreeVars.uses(c, v)) {
       return null;
     }
@@ -113,11 +122,25 @@ final class TightenLoopBounds extends StmtMutator {
     }
     // Linear with coefficient 1: d == v + rest exactly.
     Expr check = Simplifier.simplify(d.sub(v).sub(rest));
-    if (!(check instanceof IntImm z && z.value() == 0)) {
+    if (check instanceof IntImm z && z.value() == 0) {
+      // upper: v + rest < 0  <=>  v < -rest;  lower: v + rest >= 0  <=>  v >= -rest.
+      Expr value = Simplifier.simplify(IntImm.like(rest, 0).sub(rest));
+      return new Bound(upper, value);
+    }
+    // Linear with a positive constant coefficient k (a loop split by k with its inner part
+    // outside: `k * o + p < 97`): k v + rest < 0  <=>  v < ceil(-rest / k), and k v + rest >= 0
+    // <=>  v >= ceil(-rest / k).
+    Expr k = Simplifier.simplify(Substitute.apply(d, Map.of(v, IntImm.like(v, 1))).sub(rest));
+    if (!scaled || !(k instanceof IntImm kk) || kk.value() < 2) {
       return null;
     }
-    // upper: v + rest < 0  <=>  v < -rest;  lower: v + rest >= 0  <=>  v >= -rest.
-    Expr value = Simplifier.simplify(IntImm.like(rest, 0).sub(rest));
+    Expr linear = Simplifier.simplify(d.sub(v.mul(k)).sub(rest));
+    if (!(linear instanceof IntImm z && z.value() == 0)) {
+      return null;
+    }
+    Expr value =
+        Simplifier.simplify(
+            IntImm.like(rest, 0).sub(rest).add(IntImm.like(rest, kk.value() - 1)).floordiv(k));
     return new Bound(upper, value);
   }
 

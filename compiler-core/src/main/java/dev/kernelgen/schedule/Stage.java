@@ -47,6 +47,7 @@ public final class Stage {
   private MemoryScope scope = MemoryScope.GLOBAL;
   private List<Integer> storageOrder = List.of();
   private final Map<Integer, StorageAlign> storageAlign = new LinkedHashMap<>();
+  private final Map<Integer, Integer> storageDeinterleave = new LinkedHashMap<>();
   private boolean doubleBuffer;
   private boolean output;
 
@@ -189,6 +190,14 @@ public final class Stage {
    */
   public Map<Integer, StorageAlign> storageAlign() {
     return java.util.Collections.unmodifiableMap(storageAlign);
+  }
+
+  /**
+   * The dimensions of this stage's buffer stored as phases, by axis index: the factor each is
+   * deinterleaved by (see {@link #storageDeinterleave}).
+   */
+  public Map<Integer, Integer> storageDeinterleave() {
+    return java.util.Collections.unmodifiableMap(storageDeinterleave);
   }
 
   public boolean isOutput() {
@@ -597,6 +606,42 @@ public final class Stage {
         offset);
     storageAlign.put(d, new StorageAlign(factor, offset));
     schedule.trace().record(this, "storage_align", axis.name(), "" + factor, "" + offset);
+  }
+
+  /**
+   * Stores dimension {@code axis} of this stage's buffer as {@code factor} phases (a polyphase
+   * decomposition): element {@code i} at position {@code floordiv(i, factor)} of phase {@code
+   * floormod(i, factor)}, each phase {@code ceil(extent / factor)} elements long and the phases one
+   * after the other where the dimension was. A consumer that reads every {@code factor}-th element
+   * from a varying start (a convolution of stride {@code factor} along that dimension) then reads
+   * each tap's elements contiguously: the stride-2 3x3 depthwise convolution read its padded row
+   * with a shuffle per tap and vector; stored in two phases, one shuffle per input vector, in the
+   * copy. The producer's loop along the dimension is best split by {@code factor} and its inner
+   * part moved outside, so that its stores are contiguous too.
+   */
+  public void storageDeinterleave(IterVar axis, int factor) {
+    checkCompute("storage_deinterleave");
+    UserError.check(
+        !output,
+        "storage_deinterleave of '%s': it is an output of the schedule, stored densely in the"
+            + " caller's buffer",
+        name());
+    int d = this.axis.indexOf(axis);
+    UserError.check(
+        d >= 0,
+        "storage_deinterleave of '%s': '%s' is not one of its axes %s (storage dimensions are the"
+            + " axes, not split or fused loops)",
+        name(),
+        axis == null ? "null" : axis.name(),
+        this.axis);
+    UserError.check(
+        factor >= 2,
+        "storage_deinterleave of '%s' at '%s': factor %d; need a factor of at least 2",
+        name(),
+        axis.name(),
+        factor);
+    storageDeinterleave.put(d, factor);
+    schedule.trace().record(this, "storage_deinterleave", axis.name(), "" + factor);
   }
 
   /**

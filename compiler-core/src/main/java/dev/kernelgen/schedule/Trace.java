@@ -72,6 +72,8 @@ public final class Trace {
       case "storage_align" ->
           stage.storageAlign(
               stage.rootAxis(a.get(0)), Integer.parseInt(a.get(1)), Integer.parseInt(a.get(2)));
+      case "storage_deinterleave" ->
+          stage.storageDeinterleave(stage.rootAxis(a.get(0)), Integer.parseInt(a.get(1)));
       case "cache_read" ->
           s.cacheRead(
               stage.tensor(),

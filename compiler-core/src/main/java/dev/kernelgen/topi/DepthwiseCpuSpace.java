@@ -41,7 +41,7 @@ public final class DepthwiseCpuSpace {
     int block = k.knob("row_block", 1, 2, 4);
     // Each filter row a pass of its own over the row block (DepthwiseSchedules.tapRowsOutside):
     // for a window that slides by one column.
-    int tapRows = DepthwiseSchedules.unitColumnStride(conv) ? k.knob("tap_rows", 1, 0) : 0;
+    int tapRows = ConvWindow.unitColumnStride(conv) ? k.knob("tap_rows", 1, 0) : 0;
     // The plain convolution sums either in a row buffer that is then copied to the output, as the
     // fused operator's scale_shift and relu read it (DepthwiseSchedules.rowSum), or in the output.
     int localSum = out == conv ? k.knob("local_sum", 1, 0) : 1;

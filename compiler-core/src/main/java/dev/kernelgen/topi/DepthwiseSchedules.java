@@ -6,18 +6,11 @@ import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.Expr;
-import dev.kernelgen.te.ExprVisitor;
-import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
-import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Tensor;
-import dev.kernelgen.te.TensorRead;
-import dev.kernelgen.te.Var;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Schedules of depthwise convolution (and its fused variant with scale_shift and relu).
@@ -80,13 +73,32 @@ public final class DepthwiseSchedules {
     List<IterVar> cols = vectorizeRow(sc, sc.axis().get(3), vector);
     sc.unroll(sc.reduceAxis(0));
     sc.unroll(sc.reduceAxis(1));
-    if (target == Target.C && unitColumnStride(conv)) {
+    if (target == Target.C && ConvWindow.unitColumnStride(conv)) {
       tapRowsOutside(sc, cols);
     }
     if (padded != null) {
-      s.stage(padded).computeAt(so, padAt);
+      Stage sp = s.stage(padded);
+      sp.computeAt(so, padAt);
+      long stride = ConvWindow.columnStride(conv);
+      if (target == Target.C && stride > 1) {
+        deinterleaveColumns(sp, (int) stride);
+      }
     }
     return s;
+  }
+
+  /**
+   * Stores the padded copy's columns as {@code stride} phases ({@link Stage#storageDeinterleave}),
+   * the copy's column loop split by the stride with the phase outside (contiguous stores): a window
+   * of stride {@code stride} then reads each tap's columns contiguously instead of gathering them
+   * with a shuffle per tap. [1,256,96,96] 3x3 stride 2 SAME ran 296 us before, 187 us after (by
+   * hand, the same C), on a 2-core Zen 4 (AVX-512).
+   */
+  static void deinterleaveColumns(Stage padded, int stride) {
+    IterVar col = padded.axis().get(padded.axis().size() - 1);
+    padded.storageDeinterleave(col, stride);
+    Stage.Split phases = padded.split(col, stride);
+    padded.reorder(phases.inner(), phases.outer());
   }
 
   /**
@@ -121,39 +133,6 @@ public final class DepthwiseSchedules {
     long rows = Math.max(fit, 4);
     long bands = (oh.value() + rows - 1) / rows;
     return (int) ((oh.value() + bands - 1) / bands);
-  }
-
-  /**
-   * Whether the convolution's window slides by one element along the row: the coefficient of the
-   * output's column in the column index of its input read is 1 (stride 1 in the last dimension).
-   */
-  public static boolean unitColumnStride(Tensor conv) {
-    ComputeOp op = (ComputeOp) conv.op();
-    Var col = op.axis().get(op.axis().size() - 1).var();
-    Tensor src = op.inputs().get(0);
-    List<Expr> columns = new ArrayList<>();
-    new ExprVisitor() {
-      @Override
-      public void visit(Expr e) {
-        if (e instanceof TensorRead r && r.tensor() == src) {
-          columns.add(r.indices().get(r.indices().size() - 1));
-        }
-        super.visit(e);
-      }
-    }.visit(op.body());
-    if (columns.isEmpty()) {
-      return false;
-    }
-    Map<Var, Expr> zero = new HashMap<>();
-    for (Var v : FreeVars.of(columns.get(0))) {
-      zero.put(v, IntImm.of(v.dtype(), 0));
-    }
-    Map<Var, Expr> one = new HashMap<>(zero);
-    one.put(col, IntImm.of(col.dtype(), 1));
-    Expr step =
-        Simplifier.simplify(
-            Substitute.apply(columns.get(0), one).sub(Substitute.apply(columns.get(0), zero)));
-    return step instanceof IntImm c && c.value() == 1;
   }
 
   /**

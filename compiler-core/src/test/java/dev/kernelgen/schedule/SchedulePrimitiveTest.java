@@ -2,6 +2,7 @@ package dev.kernelgen.schedule;
 
 import static dev.kernelgen.te.TE.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.lower.Lower;
@@ -575,6 +576,49 @@ class SchedulePrimitiveTest {
     sb.storageAlign(sb.axis(0), 2, 1);
     Check.check(s, NO_DIMS);
     assertThat(Lower.lower(s, "f", Target.C).body().show()).contains("allocate B: float32[405]");
+  }
+
+  @Test
+  void storageDeinterleaveStoresADimensionAsPhases() {
+    // B's [5][10][7] tile per block of C's rows with its last dimension stored as 2 phases of 4
+    // (even k, then odd k): rows 8 apart, B[i][j][k] at i*80 + j*8 + (k%2)*4 + k/2, 400 elements.
+    // The producer's loop over k split by 2, the phase outside: each phase stored contiguously.
+    Chain ch = Chain.make();
+    Schedule s = Schedule.create(ch.c());
+    Stage sb = ch.producerPerFiveRows(s);
+    sb.storageDeinterleave(sb.axis(2), 2);
+    Stage.Split k = sb.split(sb.axis(2), 2);
+    sb.reorder(k.inner(), k.outer());
+    Check.check(s, NO_DIMS);
+    String ir = Lower.lower(s, "f", Target.C).body().show();
+    assertThat(ir)
+        .contains("allocate B: float32[400]")
+        .contains("B[((((i * 80) + (j * 8)) + (k.inner * 4)) + k.outer)] = ")
+        .contains("B[((((i.inner * 80) + (j * 8)) + (floormod(k, 2) * 4)) + floordiv(k, 2))]");
+    // Replayed from its trace onto a fresh schedule, it lowers to the same code.
+    Chain fresh = Chain.make();
+    Schedule r = Schedule.create(fresh.c());
+    Trace.replay(s.trace().steps(), r);
+    assertThat(Lower.lower(r, "f", Target.C).body().show()).isEqualTo(ir);
+    assertThat(r.trace().toString()).contains("storage_deinterleave(k, 2)");
+  }
+
+  @Test
+  void storageDeinterleaveNeedsAFactorOfTwoOrMoreAndAnIntermediateStage() {
+    Chain ch = Chain.make();
+    Schedule s = Schedule.create(ch.c());
+    Stage sb = ch.producerPerFiveRows(s);
+    assertThatThrownBy(() -> sb.storageDeinterleave(sb.axis(2), 1))
+        .isInstanceOf(dev.kernelgen.diag.UserError.class)
+        .hasMessageContaining("storage_deinterleave of 'B' at 'k': factor 1");
+    Stage sc = s.stage(ch.c());
+    assertThatThrownBy(() -> sc.storageDeinterleave(sc.axis(2), 2))
+        .isInstanceOf(dev.kernelgen.diag.UserError.class)
+        .hasMessageContaining("it is an output of the schedule");
+    Stage.Split split = sb.split(sb.axis(1), 2);
+    assertThatThrownBy(() -> sb.storageDeinterleave(split.outer(), 2))
+        .isInstanceOf(dev.kernelgen.diag.UserError.class)
+        .hasMessageContaining("is not one of its axes");
   }
 
   // ---- thread bindings ----

@@ -50,6 +50,42 @@ class DepthwiseTest {
         .isZero();
   }
 
+  /**
+   * A window of stride s reads a padded copy stored in s phases ({@link
+   * Stage#storageDeinterleave}): each tap's columns are contiguous in C, no column index of the
+   * copy a multiple of the output column; ragged widths (the phases of unequal length), bands,
+   * strides 2 and 3, against the oracle.
+   */
+  @ParameterizedTest(name = "{0}x{1} k{2} s{3}")
+  @CsvSource({"23, 17, 3, 2", "31, 29, 3, 3", "61, 70, 3, 2", "20, 19, 5, 2", "18, 18, 3, 2"})
+  void cpuScheduleStoresAStridedWindowsPaddedRowsInPhases(int h, int w, int k, int stride) {
+    DepthwiseCase d = DepthwiseCase.of(1, 3, h, w, k, 1, stride, "SAME");
+    Tensor padded = DepthwiseSchedules.paddedInput(d.conv());
+    for (Tensor out : new Tensor[] {d.conv(), d.fused()}) {
+      Schedule s = DepthwiseSchedules.cpu(d.conv(), out, 0);
+      assertThat(s.stage(padded).storageDeinterleave()).isEqualTo(Map.of(3, stride));
+      List<Tensor> args = new java.util.ArrayList<>(s.inputs());
+      args.addAll(s.outputs());
+      String c =
+          dev.kernelgen.codegen.CCodegen.generate(
+              List.of(
+                  dev.kernelgen.lower.Lower.lower(
+                      s, "dw", args, dev.kernelgen.annotations.Target.C, null)),
+              "m");
+      assertThat(c)
+          .as("no strided column index into the copy")
+          .doesNotContainPattern("PaddedInput\\[[^\\]]*\\(l\\w* \\* " + stride + "\\)");
+      Check.check(s, Map.of());
+    }
+    DepthwiseCase unit = DepthwiseCase.of(1, 3, 23, 17, 3, 1, 1, "SAME");
+    assertThat(
+            DepthwiseSchedules.cpu(unit.conv(), unit.conv(), 0)
+                .stage(DepthwiseSchedules.paddedInput(unit.conv()))
+                .storageDeinterleave())
+        .as("a window of stride 1 keeps its rows")
+        .isEmpty();
+  }
+
   /** The CPU schedule on a symbolic shape (the sample's generic kernels): rows of any width. */
   @Test
   void cpuScheduleOfASymbolicShape() {
@@ -75,7 +111,7 @@ class DepthwiseTest {
   @CsvSource({"1, 0", "1, 8", "2, 0", "2, 8"})
   void cpuScheduleSumsOneFilterRowPerPassWhereTheWindowSlidesByOneColumn(int stride, int vector) {
     DepthwiseCase d = DepthwiseCase.of(1, 4, 23, 17, 5, 1, stride, "SAME");
-    assertThat(DepthwiseSchedules.unitColumnStride(d.conv())).isEqualTo(stride == 1);
+    assertThat(ConvWindow.unitColumnStride(d.conv())).isEqualTo(stride == 1);
     for (Tensor out : new Tensor[] {d.conv(), d.fused()}) {
       Schedule s = DepthwiseSchedules.cpu(d.conv(), out, vector);
       Stage sum = s.stages().stream().filter(Stage::hasReduction).findFirst().orElseThrow();
