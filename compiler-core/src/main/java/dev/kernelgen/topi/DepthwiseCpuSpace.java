@@ -104,6 +104,10 @@ public final class DepthwiseCpuSpace {
     if (padded != null) {
       if (copy == 1) {
         s.stage(padded).computeAt(so, task);
+        long stride = ConvWindow.columnStride(conv);
+        if (stride > 1) { // as DepthwiseSchedules.cpu: the strided window's taps contiguous
+          DepthwiseSchedules.deinterleaveColumns(s.stage(padded), (int) stride);
+        }
       } else {
         s.stage(padded).computeInline();
       }
