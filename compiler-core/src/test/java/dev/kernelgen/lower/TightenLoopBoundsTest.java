@@ -16,11 +16,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@link TightenLoopBounds} and {@link PartitionLoops} on guards linear in the loop variable with a
  * coefficient above 1: a padded row's loop split by k with its inner part outside (the copy of a
  * row stored as k phases) tests {@code k * o + p} against the row's ends, and the loop over {@code
- * o} is left without a branch.
+ * o} is left without a branch. A loop of at most {@link PartitionLoops#SHORT_LOOP} iterations keeps
+ * its select (gcc unrolls it whole).
  */
 class TightenLoopBoundsTest {
   @ParameterizedTest(name = "{0} columns in phases of {1}")
-  @CsvSource({"29, 2", "29, 3", "30, 3", "31, 4"})
+  @CsvSource({"97, 2", "61, 3", "100, 3", "131, 4"})
   void aLoopOverOnePhaseOfAPaddedRowHasNoBranch(int width, int k) {
     Tensor a = placeholder("A", FLOAT32, 5, width - 1);
     Tensor padded =
@@ -43,6 +44,21 @@ class TightenLoopBoundsTest {
         .doesNotContain("if (")
         .doesNotContain("select(")
         .contains("floordiv(");
+    Check.check(s, Map.of());
+  }
+
+  @org.junit.jupiter.api.Test
+  void aShortLoopOverOnePhaseKeepsItsSelect() {
+    Tensor a = placeholder("A", FLOAT32, 5, 28);
+    Tensor padded = compute("Padded", shape(5, 29), (i, j) -> select(j.lt(28), a.at(i, j), 0.0f));
+    Tensor b = compute("B", shape(5, 29), (i, j) -> padded.at(i, j).mul(2.0f));
+    Schedule s = Schedule.create(b);
+    Stage sp = s.stage(padded);
+    sp.computeAt(s.stage(b), s.stage(b).axis(0));
+    Stage.Split split = sp.split(sp.axis(1), 2);
+    sp.reorder(split.inner(), split.outer());
+    String ir = Lower.lower(s, "f", Target.C).body().show();
+    assertThat(ir).as("15 iterations: one loop, its select kept").contains("select(");
     Check.check(s, Map.of());
   }
 }
