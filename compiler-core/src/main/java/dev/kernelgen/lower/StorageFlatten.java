@@ -46,8 +46,8 @@ import java.util.Map;
 final class StorageFlatten extends StmtMutator {
   /**
    * A buffer's flat layout: per dimension its min and stride, and for a dimension stored as phases
-   * ({@code storage_deinterleave}) its factor and the stride between phases (its stride is then the
-   * one between positions within a phase).
+   * ({@code storage_deinterleave}) its {@link Phases} (its stride is then the one between positions
+   * within a phase).
    */
   private record Layout(
       Buffer buffer,
@@ -55,8 +55,10 @@ final class StorageFlatten extends StmtMutator {
       List<Expr> strides,
       DType indexType,
       Expr size,
-      Map<Integer, Integer> phases,
-      Map<Integer, Expr> phaseStrides) {}
+      Map<Integer, Phases> phases) {}
+
+  /** A dimension stored as {@code factor} phases, {@code between} elements apart. */
+  private record Phases(int factor, Expr between) {}
 
   private final Map<Tensor, Layout> layouts = new HashMap<>();
   private final Map<Var, ConstIntBound> loopBounds = new HashMap<>();
@@ -94,7 +96,7 @@ final class StorageFlatten extends StmtMutator {
     Map<Integer, dev.kernelgen.schedule.Stage.StorageAlign> align =
         storage == null ? Map.of() : storage.align();
     Map<Integer, Integer> phases = storage == null ? Map.of() : storage.phases();
-    Map<Integer, Expr> phaseStrides = new HashMap<>();
+    Map<Integer, Expr> between = new HashMap<>();
     Expr[] strides = new Expr[extents.size()];
     Expr stride = IntImm.of(DType.INT64, 1);
     for (int k = extents.size() - 1; k >= 0; k--) {
@@ -113,9 +115,9 @@ final class StorageFlatten extends StmtMutator {
       Integer f = phases.get(d);
       if (f != null) {
         Expr perPhase = Cast.of(DType.INT64, extents.get(d)).add(f - 1).floordiv(f);
-        Expr between = Simplifier.simplify(stride.mul(perPhase));
-        phaseStrides.put(d, between);
-        stride = Simplifier.simplify(between.mul(f));
+        Expr apart = Simplifier.simplify(stride.mul(perPhase));
+        between.put(d, apart);
+        stride = Simplifier.simplify(apart.mul(f));
       } else {
         stride = Simplifier.simplify(stride.mul(Cast.of(DType.INT64, extents.get(d))));
       }
@@ -130,11 +132,14 @@ final class StorageFlatten extends StmtMutator {
         Arrays.stream(strides)
             .map(x -> Simplifier.simplify(x instanceof IntImm ? Cast.of(it, x) : narrow(it, x)))
             .toList();
-    Map<Integer, Expr> typedPhases = new HashMap<>();
-    phaseStrides.forEach(
+    Map<Integer, Phases> typedPhases = new HashMap<>();
+    between.forEach(
         (d, x) ->
             typedPhases.put(
-                d, Simplifier.simplify(x instanceof IntImm ? Cast.of(it, x) : narrow(it, x))));
+                d,
+                new Phases(
+                    phases.get(d),
+                    Simplifier.simplify(x instanceof IntImm ? Cast.of(it, x) : narrow(it, x)))));
     Expr size = stride;
     if (align.isEmpty() && phases.isEmpty()) { // the product in dimension order, as before
       size = IntImm.of(DType.INT64, 1);
@@ -144,7 +149,7 @@ final class StorageFlatten extends StmtMutator {
       size = Simplifier.simplify(size);
     }
     size = Simplifier.simplify(size instanceof IntImm ? Cast.of(it, size) : narrow(it, size));
-    return new Layout(buffer, mins, typed, it, size, phases, typedPhases);
+    return new Layout(buffer, mins, typed, it, size, typedPhases);
   }
 
   /**
@@ -275,17 +280,16 @@ final class StorageFlatten extends StmtMutator {
       Expr i = it == DType.INT64 ? widen(indices.get(d)) : Cast.of(it, indices.get(d));
       Expr min = it == DType.INT64 ? widen(l.mins().get(d)) : Cast.of(it, l.mins().get(d));
       Expr stride = it == DType.INT64 ? widen(l.strides().get(d)) : l.strides().get(d);
-      Integer f = l.phases().get(d);
-      if (f == null) {
+      Phases ph = l.phases().get(d);
+      if (ph == null) {
         flat = flat.add(i.sub(min).mul(stride));
       } else {
         // The phase and the position within it, simplified with the loops' bounds: a producer
         // loop split by the factor, `i = o * f + p` with `0 <= p < f`, stores at phase p.
-        Expr between = l.phaseStrides().get(d);
-        between = it == DType.INT64 ? widen(between) : between;
+        Expr between = it == DType.INT64 ? widen(ph.between()) : ph.between();
         Expr off = i.sub(min);
-        Expr phase = Simplifier.simplify(off.floormod(IntImm.of(it, f)), loopBounds);
-        Expr pos = Simplifier.simplify(off.floordiv(IntImm.of(it, f)), loopBounds);
+        Expr phase = Simplifier.simplify(off.floormod(IntImm.of(it, ph.factor())), loopBounds);
+        Expr pos = Simplifier.simplify(off.floordiv(IntImm.of(it, ph.factor())), loopBounds);
         flat = flat.add(phase.mul(between)).add(pos.mul(stride));
       }
     }
