@@ -46,7 +46,7 @@ final class TightenLoopBounds extends StmtMutator {
     List<Expr> kept = new ArrayList<>();
     boolean changed = false;
     for (Expr c : conjuncts(guard.condition())) {
-      Bound b = bound(c, v);
+      Bound b = bound(c, v, true);
       if (b == null) {
         kept.add(c);
       } else if (b.upper()) {
@@ -80,14 +80,9 @@ final class TightenLoopBounds extends StmtMutator {
   record Bound(boolean upper, Expr value) {}
 
   /**
-   * The bound {@code c} puts on {@code v}, when {@code c} is linear in it with a positive constant
-   * coefficient.
+   * The bound {@code c} puts on {@code v}, when {@code c} is linear in it with coefficient 1 or,
+   * where {@code scaled}, with any positive constant coefficient.
    */
-  static Bound bound(Expr c, Var v) {
-    return bound(c, v, true);
-  }
-
-  /** As {@link #bound(Expr, Var)}; {@code scaled}: also where the coefficient is above 1. */
   static Bound bound(Expr c, Var v, boolean scaled) {
     if (!(c instanceof Binary b) || !b.a().dtype().isInt() || !FreeVars.uses(c, v)) {
       return null;
