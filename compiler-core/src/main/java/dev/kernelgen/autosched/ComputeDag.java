@@ -110,12 +110,16 @@ final class ComputeDag {
     return !(t.op() instanceof PlaceholderOp) && s.stage(t).attachType() == AttachType.INLINE;
   }
 
-  /** Whether some read at {@code reads} leaves a data axis of {@code consumer} unused. */
+  /**
+   * Whether some read at {@code reads} leaves a data axis of {@code consumer} unused, or uses it
+   * only in a quotient by a constant (a grouped convolution's input channel {@code o / g * g + c}:
+   * the {@code g} outputs of a group read the same inputs).
+   */
   private static boolean reusedAt(Stage consumer, List<List<Expr>> reads) {
     for (List<Expr> idx : reads) {
       Set<Var> used = new HashSet<>();
       for (Expr i : idx) {
-        used.addAll(FreeVars.of(i));
+        used.addAll(distinguishing(i));
       }
       for (IterVar a : consumer.axis()) {
         if (!used.contains(a.var()) && !isOne(a)) {
@@ -124,6 +128,30 @@ final class ComputeDag {
       }
     }
     return false;
+  }
+
+  /**
+   * The variables of {@code e} outside quotients by constants above 1: those whose every change may
+   * change {@code e}.
+   */
+  private static Set<Var> distinguishing(Expr e) {
+    Set<Var> out = new HashSet<>();
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        if (x instanceof dev.kernelgen.te.Binary b
+            && b.op() == dev.kernelgen.te.BinOp.FLOOR_DIV
+            && b.b() instanceof IntImm c
+            && c.value() > 1) {
+          return;
+        }
+        if (x instanceof Var v) {
+          out.add(v);
+        }
+        super.visit(x);
+      }
+    }.visit(e);
+    return out;
   }
 
   /**

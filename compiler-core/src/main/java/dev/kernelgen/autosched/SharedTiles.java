@@ -100,10 +100,40 @@ final class SharedTiles {
             Math.max(Math.max(p[0], p[1]), Math.max(p[2], p[3]))
           };
         }
+        case FLOOR_DIV, FLOOR_MOD -> quotient(b, x, y, span);
         default -> null;
       };
     }
     return null;
+  }
+
+  /**
+   * The interval of {@code floordiv(a, c)} or {@code floormod(a, c)}, {@code a} in {@code x}, for a
+   * positive constant {@code c}: a grouped convolution's input channel {@code o / g * g + c}. A
+   * tile of a variable starts at a multiple of its span (blocks and reduction steps are tiles of
+   * it), so where the span and {@code c} divide one another the tile's quotients are the fewest;
+   * else the tile may straddle one more multiple of {@code c}.
+   */
+  private static long[] quotient(
+      dev.kernelgen.te.Binary b,
+      long[] x,
+      long[] y,
+      java.util.Map<dev.kernelgen.te.Var, Long> span) {
+    long c = y[0];
+    if (y[0] != y[1] || c <= 0) {
+      return null;
+    }
+    long width = x[1] - x[0] + 1;
+    boolean aligned =
+        b.a() instanceof dev.kernelgen.te.Var v
+            && span.containsKey(v)
+            && (c % width == 0 || width % c == 0);
+    long quotients = aligned ? (width - 1) / c + 1 : (width - 1 + c - 1) / c + 1;
+    if (b.op() == dev.kernelgen.te.BinOp.FLOOR_DIV) {
+      long lo = Math.floorDiv(x[0], c);
+      return new long[] {lo, lo + quotients - 1};
+    }
+    return new long[] {0, quotients > 1 ? c - 1 : Math.min(width, c) - 1};
   }
 
   /**

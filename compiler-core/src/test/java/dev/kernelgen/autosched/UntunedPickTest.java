@@ -147,6 +147,7 @@ class UntunedPickTest {
     for (Workloads wl :
         List.of(
             Workloads.of("conv2d_2x64x56x56", conv2d(2, 64, 56)),
+            Workloads.of("grouped_conv_g4_1x128x56x56", groupedConv(128, 4, 56)),
             Workloads.of("matmul_512", matmul(512)))) {
       Configuration pick =
           AutoScheduler.untunedConfig(
@@ -173,6 +174,56 @@ class UntunedPickTest {
     Tensor in = placeholder("Input", FLOAT32, batch, channels, side, side);
     Tensor f = placeholder("Filter", FLOAT32, channels, channels, 3, 3);
     return dev.kernelgen.topi.Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1);
+  }
+
+  @Test
+  void gpuGroupedConvolutionPickStagesThePaddedInputOfItsGroup() {
+    // The input channel o / g * g + c: the g outputs of a group read the same inputs, and the
+    // tile's channels are one group's (or two's, where the tile straddles them). The pick read
+    // the input from global memory in every multiply-add: 64.5 us on an H200, the naive kernel
+    // 39.9 us.
+    String src = cuda(List.of(groupedConv(128, 4, 56)));
+    assertThat(src).contains("__shared__ __align__(16) float Padded_shared[");
+    String inner = src.substring(src.indexOf("__syncthreads();"));
+    inner = inner.substring(inner.indexOf("GroupedConv_local["));
+    inner = inner.substring(0, inner.indexOf("__syncthreads();"));
+    assertThat(inner).as("the multiply-adds").doesNotContain("X[");
+    // Tiles of 16 channels over groups of 12 (straddling two) and of 5 and 3 channels, ragged.
+    for (int[] g : new int[][] {{48, 4, 9}, {10, 2, 7}, {6, 2, 5}}) {
+      dev.kernelgen.topi.GpuCheck.check(
+          AutoScheduler.untuned(Target.CUDA, List.of(groupedConv(g[0], g[1], g[2]))),
+          java.util.Map.of());
+    }
+  }
+
+  /** A 3x3 convolution of [1, channels, side, side] in {@code groups} groups, SAME padding. */
+  static Tensor groupedConv(int channels, int groups, int side) {
+    int per = channels / groups;
+    Tensor x = placeholder("X", FLOAT32, 1, channels, side, side);
+    Tensor w = placeholder("W", FLOAT32, channels, per, 3, 3);
+    Tensor padded =
+        dev.kernelgen.te.TE.compute(
+            "Padded",
+            dev.kernelgen.te.TE.shape(1, channels, side + 2, side + 2),
+            (b, ch, i, j) ->
+                dev.kernelgen.te.TE.select(
+                    i.ge(1).and(i.le(side)).and(j.ge(1)).and(j.le(side)),
+                    x.at(b, ch, i.sub(1), j.sub(1)),
+                    0.0));
+    var c = dev.kernelgen.te.TE.reduceAxis(per, "c");
+    var kh = dev.kernelgen.te.TE.reduceAxis(3, "kh");
+    var kw = dev.kernelgen.te.TE.reduceAxis(3, "kw");
+    return dev.kernelgen.te.TE.compute(
+        "GroupedConv",
+        dev.kernelgen.te.TE.shape(1, channels, side, side),
+        (b, o, i, j) ->
+            dev.kernelgen.te.TE.sum(
+                padded
+                    .at(b, o.floordiv(per).mul(per).add(c.var()), i.add(kh.var()), j.add(kw.var()))
+                    .mul(w.at(o, c.var(), kh.var(), kw.var())),
+                c,
+                kh,
+                kw));
   }
 
   private static Tensor matmul(int n) {
