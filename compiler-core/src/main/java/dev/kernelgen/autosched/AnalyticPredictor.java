@@ -121,13 +121,22 @@ public final class AnalyticPredictor implements Predictor {
    * threads of a block beyond the row's length idle; the rows staged in shared memory ({@code
    * sharedBytes} a block) can limit the blocks an SM holds; and each all-reduce across the block is
    * a tree of log2(threads) barrier steps, paid once per row against the row's elements per thread.
+   * Where the rows are {@code strided} (a reduction over NCHW's channels: neighbouring rows are
+   * neighbouring words), it is the other way round: a thread per row reads coalesced, and a block's
+   * threads along one row read a sector per element.
    */
   static double rowCost(
-      double rows, double length, double threads, double perBlock, double sharedBytes) {
+      double rows,
+      double length,
+      double threads,
+      double perBlock,
+      double sharedBytes,
+      boolean strided) {
+    double sectorPerElement = Math.min(8, Math.max(1, length / 4));
     if (threads <= 1) {
       double resident = Math.min(SM_THREADS, SM_BLOCKS * perBlock);
       double busy = Math.min(resident / SM_THREADS, rows / (SMS * (double) SM_THREADS));
-      double stride = Math.min(8, Math.max(1, length / 4));
+      double stride = strided ? 1 : sectorPerElement;
       return stride * Math.max(1, 32 / perBlock) / busy;
     }
     // Blocks resident per SM: limited by threads, blocks and the shared memory each one takes
@@ -139,7 +148,7 @@ public final class AnalyticPredictor implements Predictor {
     double perThread = Math.ceil(length / threads);
     double idle = perThread * threads / length;
     double tree = 0.1 * (Math.log(threads) / Math.log(2)) / perThread;
-    return idle / busy + tree;
+    return (idle / busy + tree) * (strided ? sectorPerElement : 1);
   }
 
   /**
@@ -185,7 +194,8 @@ public final class AnalyticPredictor implements Predictor {
               get(n, "gpu.row_length", 1),
               get(n, "gpu.row_threads", 1),
               get(n, "gpu.rows_per_block", 32),
-              get(n, "gpu.row_staged_bytes", 0));
+              get(n, "gpu.row_staged_bytes", 0),
+              get(n, "gpu.row_strided", 0) > 0);
     }
     double threads = get(n, "gpu.threads", get(n, "threads", 256));
     if (threads < 128) {

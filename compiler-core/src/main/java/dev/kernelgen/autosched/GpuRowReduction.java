@@ -51,7 +51,8 @@ final class GpuRowReduction {
     for (IterVar a : rest) {
       length *= size(a);
     }
-    int threads = state.knob(anchor, THREADS, choices(rows, length));
+    boolean strided = stridedRows(anchor, rowAxes);
+    int threads = state.knob(anchor, THREADS, choices(rows, length, strided));
     int perBlock = state.knob(anchor, "rows_per_block", 64, 32, 128, 256);
     IterVar fused = rowAxes.get(0);
     for (IterVar a : rowAxes.subList(1, rowAxes.size())) {
@@ -59,6 +60,7 @@ final class GpuRowReduction {
     }
     state.note(anchor, "gpu.row_length", length);
     state.note(anchor, "gpu.row_threads", threads);
+    state.note(anchor, "gpu.row_strided", strided ? 1 : 0);
     if (threads == 1) {
       Stage.Split sp = anchor.split(fused, perBlock);
       anchor.bind(sp.outer(), ThreadTag.BLOCK_X);
@@ -200,14 +202,27 @@ final class GpuRowReduction {
     return e > 0 ? e : MultiLevelTiling.SYMBOLIC_EXTENT;
   }
 
+  /**
+   * Whether neighbouring rows are neighbouring in memory: the anchor's innermost axis of more than
+   * one element is a row axis (a norm over NCHW's channels, a column's mean).
+   */
+  private static boolean stridedRows(Stage anchor, List<IterVar> rowAxes) {
+    for (int d = anchor.axis().size() - 1; d >= 0; d--) {
+      if (!ComputeDag.isOne(anchor.axis(d))) {
+        return rowAxes.contains(anchor.axis(d));
+      }
+    }
+    return false;
+  }
+
   /** The thread choices, the one the predictor ranks first on this shape first. */
-  private static int[] choices(double rows, double length) {
+  private static int[] choices(double rows, double length, boolean strided) {
     int best = THREAD_CHOICES[0];
     double bestCost = Double.MAX_VALUE;
     for (int t : THREAD_CHOICES) {
       // As the default stages the row where it fits: one input of 4-byte elements, typically.
       double staged = length * 4 <= MAX_STAGED_BYTES ? length * 4 : 0;
-      double c = AnalyticPredictor.rowCost(rows, length, t, 64, staged);
+      double c = AnalyticPredictor.rowCost(rows, length, t, 64, staged, strided);
       if (c < bestCost) {
         bestCost = c;
         best = t;

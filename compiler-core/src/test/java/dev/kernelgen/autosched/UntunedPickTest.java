@@ -196,6 +196,35 @@ class UntunedPickTest {
     }
   }
 
+  @Test
+  void gpuNormalisationsOverNchwChannelsTakeAThreadPerPixel() {
+    // Neighbouring pixels are neighbouring words: a thread per pixel reads its channels coalesced
+    // across the warp, where a block per pixel read a sector per channel (the L2 normalisation of
+    // [8,64,56,56]: 33.6 us on an H200, the naive kernel 27.7 us).
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 56, 56);
+    var c = dev.kernelgen.te.TE.reduceAxis(64, "c");
+    Tensor l2 =
+        dev.kernelgen.te.TE.compute(
+            "L2Normalized",
+            x.shape(),
+            (b, ch, i, j) ->
+                x.at(b, ch, i, j)
+                    .div(
+                        dev.kernelgen.te.TE.sqrt(
+                            dev.kernelgen
+                                .te
+                                .TE
+                                .sum(x.at(b, c.var(), i, j).mul(x.at(b, c.var(), i, j)), c)
+                                .add(1e-6))));
+    for (Tensor out : List.of(l2, dev.kernelgen.topi.Reduction.softmax(x, 1))) {
+      String src = cuda(List.of(out));
+      assertThat(src).as(out.name()).doesNotContain("__shared__").contains("for (int ");
+    }
+    // Rows along the contiguous axis keep a block per row.
+    Tensor rows = placeholder("R", FLOAT32, 1024, 1024);
+    assertThat(cuda(List.of(dev.kernelgen.topi.Reduction.softmax(rows, 1)))).contains("_red[");
+  }
+
   /** A 3x3 convolution of [1, channels, side, side] in {@code groups} groups, SAME padding. */
   static Tensor groupedConv(int channels, int groups, int side) {
     int per = channels / groups;
