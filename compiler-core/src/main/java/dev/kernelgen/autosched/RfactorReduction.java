@@ -51,7 +51,7 @@ final class RfactorReduction implements SketchRule {
     IterVar k = st.reduceAxis(st.reduceAxis().size() - 1);
     long extent = ComputeDag.extent(k);
     if (ComputeDag.stridedAlong(state.schedule(), st, k.var())) {
-      return false;
+      return state.gpu() && columnParts(state.schedule(), st) > 1;
     }
     return longIntoFew(outputs, extent, state.gpu() ? GPU_MAX_OUTPUTS : MAX_OUTPUTS)
         || state.gpu() && blockPerOutput(st, outputs, extent);
@@ -119,6 +119,10 @@ final class RfactorReduction implements SketchRule {
    */
   private static void applyGpu(SketchState state, Stage red) {
     IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
+    if (ComputeDag.stridedAlong(state.schedule(), red, k.var())) {
+      applyColumns(state, red);
+      return;
+    }
     if (!longIntoFew(outputs(red), ComputeDag.extent(k), GPU_MAX_OUTPUTS)) {
       applyBlocks(state, red);
       return;
@@ -175,6 +179,91 @@ final class RfactorReduction implements SketchRule {
       state.done(consumer);
     }
     state.note(red, "gpu.rfactor_lanes", lanes);
+    state.done(st);
+    state.done(red);
+  }
+
+  /**
+   * On GPUs: the partial results per output of a reduction down the columns (its innermost reduce
+   * axis strided, its innermost output axis contiguous: a vector times a matrix, {@code sum_k x[k]
+   * * a[k, j]}) whose outputs are too few to fill the machine with a thread each (at most {@value
+   * #GPU_FEW_THREADS} per SM) of a reduce axis long enough to divide (at least {@value
+   * #GPU_MIN_LENGTH}); 1 where it does not apply. The parts give at least half the threads the SMs
+   * hold, each at least {@value #GPU_MIN_PART} elements of the reduce axis.
+   */
+  static int columnParts(Schedule s, Stage st) {
+    if (st.axis().isEmpty() || st.axis().stream().anyMatch(iv -> ComputeDag.extent(iv) <= 0)) {
+      return 1;
+    }
+    IterVar k = st.reduceAxis(st.reduceAxis().size() - 1);
+    IterVar j = st.axis(st.axis().size() - 1);
+    long extent = ComputeDag.extent(k);
+    long outputs = outputs(st);
+    if (extent < GPU_MIN_LENGTH
+        || ComputeDag.isOne(j)
+        || ComputeDag.stridedAlong(s, st, j.var())
+        || outputs > (long) GPU_FEW_THREADS * AnalyticPredictor.SMS) {
+      return 1;
+    }
+    long fill = (long) AnalyticPredictor.SMS * AnalyticPredictor.SM_THREADS / 2;
+    int parts = 1;
+    while ((long) parts * outputs < fill && (long) parts * 2 * GPU_MIN_PART <= extent) {
+      parts *= 2;
+    }
+    return parts;
+  }
+
+  /** On GPUs: the threads per SM below which a thread per output leaves the machine idle. */
+  static final int GPU_FEW_THREADS = 128;
+
+  /** On GPUs: the fewest elements of the reduce axis in one partial result of a column. */
+  static final int GPU_MIN_PART = 16;
+
+  /**
+   * On GPUs, a reduction down the columns into few outputs ({@link #columnParts}): the reduce axis
+   * factored into contiguous chunks ({@link Schedule#rfactorParts}), a thread per output and chunk
+   * with neighbouring threads on neighbouring outputs (coalesced), then a thread per output adding
+   * up its chunks, in the elementwise consumer where there is one.
+   */
+  private static void applyColumns(SketchState state, Stage red) {
+    Schedule s = state.schedule();
+    int parts = columnParts(s, red);
+    int chosen =
+        state.knob(
+            red,
+            "parts",
+            parts > 2 ? new int[] {parts, parts / 2, parts * 2} : new int[] {parts, parts * 2});
+    IterVar k = red.reduceAxis(red.reduceAxis().size() - 1);
+    Stage st = s.stage(s.rfactorParts(red.tensor(), k, chosen));
+    // The partial results stored chunk-major, the chunks' loops outermost: a warp writes them, and
+    // the output's threads read them, at neighbouring words. Each accumulates in a register.
+    Stage local = s.stage(s.cacheWrite(st.tensor(), "local"));
+    List<IterVar> axes = new ArrayList<>(st.axis());
+    IterVar part = axes.remove(axes.size() - 1);
+    axes.add(0, part);
+    st.reorderStorage(axes.toArray(IterVar[]::new));
+    st.reorder(axes.toArray(IterVar[]::new));
+    Stage.Split sp = st.split(GpuTiling.fuseAll(st, axes), GPU_THREADS);
+    st.bind(sp.outer(), ThreadTag.BLOCK_X);
+    st.bind(sp.inner(), ThreadTag.THREAD_X);
+    local.computeAt(st, sp.inner());
+    state.done(local);
+    Stage consumer = MultiLevelTiling.fusibleConsumer(state, red);
+    Stage sum = red;
+    if (consumer == null) {
+      sum = s.stage(s.cacheWrite(red.tensor(), "local"));
+      state.done(sum);
+    }
+    Stage out = consumer != null ? consumer : red;
+    Stage.Split one = out.split(GpuTiling.fuseAll(out, out.axis()), 64);
+    out.bind(one.outer(), ThreadTag.BLOCK_X);
+    out.bind(one.inner(), ThreadTag.THREAD_X);
+    if (consumer != null) {
+      red.setScope("local");
+      state.done(consumer);
+    }
+    sum.computeAt(out, one.inner());
+    state.note(red, "gpu.column_parts", chosen);
     state.done(st);
     state.done(red);
   }
