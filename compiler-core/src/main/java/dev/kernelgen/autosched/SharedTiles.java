@@ -167,13 +167,18 @@ final class SharedTiles {
     for (IterVar r : local.reduceAxis()) {
       reduceVars.add(r.var());
     }
+    dev.kernelgen.te.Var inner = local.axis(local.axis().size() - 1).var();
     List<Integer> first = new ArrayList<>();
     List<Integer> rest = new ArrayList<>();
     for (int d = 0; d < idx.size(); d++) {
       boolean reduced = false;
-      for (dev.kernelgen.te.Var v : dev.kernelgen.te.FreeVars.of(idx.get(d))) {
+      java.util.Set<dev.kernelgen.te.Var> vars = dev.kernelgen.te.FreeVars.of(idx.get(d));
+      for (dev.kernelgen.te.Var v : vars) {
         reduced |= reduceVars.contains(v);
       }
+      // A window sliding along the output's innermost axis (x + dx, 2t + k) stays innermost:
+      // neighbouring threads read it at neighbouring words.
+      reduced &= !vars.contains(inner);
       (reduced ? first : rest).add(d);
     }
     first.addAll(rest);

@@ -225,6 +225,31 @@ class UntunedPickTest {
     assertThat(cuda(List.of(dev.kernelgen.topi.Reduction.softmax(rows, 1)))).contains("_red[");
   }
 
+  @Test
+  void gpuSharedTilesKeepAWindowSlidingAlongTheOutputsInnermostAxisInnermost() {
+    // x[b, c, 2t + k - 1] staged for a tile of 2 batches: stored [c][pos][b], neighbouring threads
+    // (neighbouring t) read words 4 apart (4-way bank conflicts); stored [c][b][pos], 2 apart.
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 4096);
+    Tensor w = placeholder("W", FLOAT32, 128, 64, 3);
+    var c = dev.kernelgen.te.TE.reduceAxis(64, "c");
+    var k = dev.kernelgen.te.TE.reduceAxis(3, "k");
+    Tensor conv =
+        dev.kernelgen.te.TE.compute(
+            "Conv1d",
+            dev.kernelgen.te.TE.shape(8, 128, 2048),
+            (b, o, t) -> {
+              var at = t.mul(2).add(k.var()).sub(1);
+              var in =
+                  dev.kernelgen.te.TE.select(at.ge(0).and(at.lt(4096)), x.at(b, c.var(), at), 0.0);
+              return dev.kernelgen.te.TE.sum(in.mul(w.at(o, c.var(), k.var())), c, k);
+            });
+    Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(conv));
+    assertThat(s.trace().toString()).contains("s[X.shared].reorder_storage(j, i, k)");
+    dev.kernelgen.topi.GpuCheck.check(
+        AutoScheduler.untuned(Target.CUDA, List.of(UnseenOperatorsTest.conv1dGelu())),
+        java.util.Map.of());
+  }
+
   /** A 3x3 convolution of [1, channels, side, side] in {@code groups} groups, SAME padding. */
   static Tensor groupedConv(int channels, int groups, int side) {
     int per = channels / groups;
