@@ -159,6 +159,15 @@ public final class AnalyticPredictor implements Predictor {
   static final double LITTLE_REUSE = 32;
 
   /**
+   * Whether a tiled reduction of {@code reduce} steps per output, {@code reused} of whose inputs
+   * some threads share, reuses its inputs too little for tiles to pay: a short reduction, or one
+   * that reads every input element for one output only (a sum over the batch).
+   */
+  static boolean littleReuse(double reduce, double reused) {
+    return reduce < LITTLE_REUSE || reused == 0;
+  }
+
+  /**
    * GPU tiles of a reduction with little reuse: the machine filled with threads that have work (at
    * least half of the {@value #SM_THREADS} an SM holds: each thread's chain of loads and index
    * arithmetic is then hidden behind the others'), tiles that divide the extents, a warp's reads
@@ -207,7 +216,7 @@ public final class AnalyticPredictor implements Predictor {
       return cost;
     }
     cost /= Math.min(1, get(n, "gpu.blocks", 1) / (2.0 * SMS));
-    if (get(n, "gpu.reduce", 1024) < LITTLE_REUSE) {
+    if (littleReuse(get(n, "gpu.reduce", 1024), get(n, "gpu.reused", 1))) {
       return cost * littleReuse(n);
     }
     // Enough threads in all to hide memory latency: at least 256 per SM.
