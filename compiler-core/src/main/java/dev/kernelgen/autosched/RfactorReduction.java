@@ -167,17 +167,7 @@ final class RfactorReduction implements SketchRule {
     IterVar lane = axes.remove(axes.size() - 1);
     st.bind(GpuTiling.fuseAll(st, axes), ThreadTag.BLOCK_X);
     st.bind(lane, ThreadTag.THREAD_X);
-    // The thread per output is the consumer's where one reads it elementwise (a mean's division).
-    Stage consumer = MultiLevelTiling.fusibleConsumer(state, red);
-    Stage out = consumer != null ? consumer : red;
-    Stage.Split one = out.split(GpuTiling.fuseAll(out, out.axis()), 64);
-    out.bind(one.outer(), ThreadTag.BLOCK_X);
-    out.bind(one.inner(), ThreadTag.THREAD_X);
-    if (consumer != null) {
-      red.setScope("local");
-      red.computeAt(consumer, one.inner());
-      state.done(consumer);
-    }
+    threadPerOutput(state, red, false);
     state.note(red, "gpu.rfactor_lanes", lanes);
     state.done(st);
     state.done(red);
@@ -248,9 +238,26 @@ final class RfactorReduction implements SketchRule {
     st.bind(sp.inner(), ThreadTag.THREAD_X);
     local.computeAt(st, sp.inner());
     state.done(local);
+    threadPerOutput(state, red, true);
+    state.note(red, "gpu.column_parts", chosen);
+    state.done(st);
+    state.done(red);
+  }
+
+  /**
+   * The thread per output that adds up {@code red}'s partial results, blocks of 64: the elementwise
+   * consumer's where there is one (a mean's division), {@code red} then computed in a register
+   * there; else {@code red}'s own, adding in a register where {@code accumulateLocally}.
+   */
+  private static void threadPerOutput(SketchState state, Stage red, boolean accumulateLocally) {
+    Schedule s = state.schedule();
     Stage consumer = MultiLevelTiling.fusibleConsumer(state, red);
-    Stage sum = red;
-    if (consumer == null) {
+    Stage sum = null;
+    if (consumer != null) {
+      red.setScope("local");
+      sum = red;
+      state.done(consumer);
+    } else if (accumulateLocally) {
       sum = s.stage(s.cacheWrite(red.tensor(), "local"));
       state.done(sum);
     }
@@ -258,14 +265,9 @@ final class RfactorReduction implements SketchRule {
     Stage.Split one = out.split(GpuTiling.fuseAll(out, out.axis()), 64);
     out.bind(one.outer(), ThreadTag.BLOCK_X);
     out.bind(one.inner(), ThreadTag.THREAD_X);
-    if (consumer != null) {
-      red.setScope("local");
-      state.done(consumer);
+    if (sum != null) {
+      sum.computeAt(out, one.inner());
     }
-    sum.computeAt(out, one.inner());
-    state.note(red, "gpu.column_parts", chosen);
-    state.done(st);
-    state.done(red);
   }
 
   private static long outputs(Stage st) {
