@@ -147,6 +147,14 @@ class RfactorReductionTest {
             Map.of());
       }
     }
+    // Two reduce axes, the batch outside the rows: each chunk of rows sums over every batch.
+    Tensor x3 = placeholder("X3", FLOAT32, 3, 700, 45);
+    IterVar b = reduceAxis(3, "b");
+    IterVar r = reduceAxis(700, "r");
+    Tensor colSum = compute("ColSum", shape(45), j -> TE.sum(x3.at(b.var(), r.var(), j), b, r));
+    Schedule two = AutoScheduler.untuned(Target.CUDA, List.of(colSum));
+    assertThat(two.trace().toString()).contains(".rfactor_parts(r, ");
+    dev.kernelgen.topi.GpuCheck.check(two, Map.of());
     // Enough columns to fill the machine, or rows too few to chunk, stay with the tiling rules.
     assertThat(
             AutoScheduler.untuned(Target.CUDA, List.of(vecmat(4096, 65536, false)))
