@@ -259,8 +259,13 @@ run_ops() {
     xz -dc bench/tuning/gpu-generated.jsonl.xz >"$tuned"
   fi
   KG_OPS_TUNED=$tuned "${java[@]}" dev.kernelgen.bench.gpu.OpsGpuBench "$@" 2>&1 | tee "$1/ops-ours.log"
+  # --only TEXT narrows PyTorch's side too.
+  local only=() args=("$@")
+  for ((i = 1; i < ${#args[@]} - 1; i++)); do
+    [[ ${args[i]} == --only ]] && only=(--only "${args[i + 1]}")
+  done
   python3 bench/ops_torch.py "$1/ops-torch.json" --ours "$1/ops-ours.json" \
-    --merged "$1/ops-gpu-latest.json" 2>&1 | tee "$1/ops-table.txt"
+    --merged "$1/ops-gpu-latest.json" "${only[@]}" 2>&1 | tee "$1/ops-table.txt"
 }
 if [[ $cmd == ops ]]; then
   out=${2:?usage: bench/gpu.sh ops OUT_DIR}
