@@ -121,7 +121,8 @@ class RfactorReductionTest {
   @Test
   void onGpusFewOutputsDownTheColumnsGetContiguousChunksOfRowsAThread() {
     // [4096] x [4096, 4096]: 4096 threads, a column each, left the H200 idle (236 us; the naive
-    // kernel 226 us). Now 64 chunks of 64 rows per column, a warp on 32 neighbouring columns.
+    // kernel 226 us). Now 64 chunks of 64 rows per column, a warp on 32 neighbouring columns:
+    // 20.6 us.
     Schedule big = AutoScheduler.untuned(Target.CUDA, List.of(vecmat(4096, 4096, false)));
     assertThat(big.trace().toString()).contains(".rfactor_parts(k, 64)");
     var kernels =

@@ -181,7 +181,7 @@ class UntunedPickTest {
     // The input channel o / g * g + c: the g outputs of a group read the same inputs, and the
     // tile's channels are one group's (or two's, where the tile straddles them). The pick read
     // the input from global memory in every multiply-add: 64.5 us on an H200, the naive kernel
-    // 39.9 us.
+    // 39.9 us; staged, 25.8 us.
     String src = cuda(List.of(groupedConv(128, 4, 56)));
     assertThat(src).contains("__shared__ __align__(16) float Padded_shared[");
     String inner = src.substring(src.indexOf("__syncthreads();"));
@@ -200,7 +200,7 @@ class UntunedPickTest {
   void gpuNormalisationsOverNchwChannelsTakeAThreadPerPixel() {
     // Neighbouring pixels are neighbouring words: a thread per pixel reads its channels coalesced
     // across the warp, where a block per pixel read a sector per channel (the L2 normalisation of
-    // [8,64,56,56]: 33.6 us on an H200, the naive kernel 27.7 us).
+    // [8,64,56,56]: 33.6 us on an H200, the naive kernel 27.7 us; a thread per pixel, 6.5 us).
     Tensor x = placeholder("X", FLOAT32, 8, 64, 56, 56);
     var c = dev.kernelgen.te.TE.reduceAxis(64, "c");
     Tensor l2 =
