@@ -228,7 +228,8 @@ class UntunedPickTest {
   @Test
   void gpuSharedTilesKeepAWindowSlidingAlongTheOutputsInnermostAxisInnermost() {
     // x[b, c, 2t + k - 1] staged for a tile of 2 batches: stored [c][pos][b], neighbouring threads
-    // (neighbouring t) read words 4 apart (4-way bank conflicts); stored [c][b][pos], 2 apart.
+    // (neighbouring t) read words 4 apart (4-way bank conflicts); stored [c][b][pos], 2 apart
+    // (the conv1d + gelu on an H200: 234.5 -> 124.5 us).
     Tensor x = placeholder("X", FLOAT32, 8, 64, 4096);
     Tensor w = placeholder("W", FLOAT32, 128, 64, 3);
     var c = dev.kernelgen.te.TE.reduceAxis(64, "c");
@@ -254,7 +255,7 @@ class UntunedPickTest {
   void gpuReductionsThatReuseNoInputTakeAnOutputAThread() {
     // The sum over the batch of [64, 256, 256]: each input element feeds one output, so a
     // register tile only halves the threads (3.3 us on an H200 at 2 outputs a thread, the naive
-    // kernel 3.2 us).
+    // kernel 3.2 us; an output a thread, 3.2 us).
     Tensor x = placeholder("X", FLOAT32, 64, 256, 256);
     var b = dev.kernelgen.te.TE.reduceAxis(64, "b");
     Tensor sum =
