@@ -31,6 +31,8 @@
 #                               norm [16384,1024] and the seed's fused depthwise, auto-scheduled
 #                               only, each searched S s (default 60) with a cold and a warm
 #                               (transfer) cost model: untuned, best, trials and seconds to 90%
+#   bench/gpu.sh probe OUT OPERATOR CONFIG...  on the GPU machine: times the given knob settings of
+#                               one of TuningCostBench's operators' generated schedules (ConfigProbe)
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel, every library operator's GPU schedules (each
 #                               one's default and the explicit matmul / conv2d / softmax ones) and
@@ -232,6 +234,13 @@ if [[ $cmd == tuning-cost ]]; then
   mkdir -p "$out"
   "${java[@]}" dev.kernelgen.bench.gpu.TuningCostBench "$out/tuning-cost.json" "${@:3}" 2>&1 \
     | tee "$out/tuning-cost.txt"
+  exit 0
+fi
+
+if [[ $cmd == probe ]]; then
+  out=${2:?usage: bench/gpu.sh probe OUT_DIR OPERATOR CONFIG...}
+  mkdir -p "$out"
+  "${java[@]}" dev.kernelgen.bench.gpu.ConfigProbe "${@:3}" 2>&1 | tee -a "$out/probe.txt"
   exit 0
 fi
 

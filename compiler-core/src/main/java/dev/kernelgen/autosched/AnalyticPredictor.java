@@ -188,6 +188,19 @@ public final class AnalyticPredictor implements Predictor {
     if (reg > 64) {
       cost *= reg / 64;
     }
+    // The loads each thread issues per multiply-add, against a thread per output's: a register
+    // tile sliding along a window, its elements loaded into registers once, loads less (an H100
+    // fused depthwise [32,256,96,96]: 345 us with a thread per output, 219-231 us with 8 rows a
+    // thread, 260 with 4, 275 with 3).
+    double naive = get(n, "gpu.naive_loads", 1);
+    cost *= Math.sqrt(get(n, "gpu.thread_loads", naive) / naive);
+    // Registers (accumulators, window and about 32 more) limit the threads an SM holds: fewer than
+    // 512 hide the loads' latency poorly; beyond about 224 a thread they spill.
+    double regs = reg + get(n, "gpu.window_regs", 0);
+    cost /= Math.min(1, Math.min(SM_THREADS, SM_REGISTERS / (regs + 32)) / 512);
+    if (regs > 224) {
+      cost *= regs / 224;
+    }
     return cost;
   }
 

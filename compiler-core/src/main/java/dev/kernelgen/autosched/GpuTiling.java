@@ -77,6 +77,13 @@ final class GpuTiling {
       ragged++; // the reduction's inner loop has a varying bound
     }
     int shared = state.knob(red, "shared", stageable ? new int[] {1, 0} : new int[] {0});
+    // A reduction with little reuse (a pooling window, a depthwise filter) whose register tile
+    // slides along a window (rows y + di) reads the same input for several of its outputs: with
+    // knob window, each thread first loads what its tile needs of the unstaged reused inputs into
+    // registers, each element once with its bounds check, and the unrolled multiply-adds read the
+    // registers (without it each tap loads, the loads under different bounds checks not merged).
+    boolean windowable = reduce < AnalyticPredictor.LITTLE_REUSE && constant(rs);
+    int window = windowable ? state.knob(red, "window", 1, 0) : 0;
     UserError.check(
         threads <= MAX_THREADS,
         "generated schedule of '%s': %d threads per block, more than %d",
@@ -119,7 +126,42 @@ final class GpuTiling {
     for (int d = 0; d < n; d++) {
       stepWork *= range[d];
     }
-    boolean window = slidesAlongInnermost(s, local, reused); // before the reads go to the copies
+    boolean innerWindow =
+        slidesAlongInnermost(s, local, reused); // before the reads go to the copies
+    long[] regRange = new long[n];
+    for (int d = 0; d < n; d++) {
+      regRange[d] = reg[d];
+    }
+    List<Tensor> inputs = new ArrayList<>();
+    for (Tensor t : red.tensor().op().inputs()) {
+      if (!inputs.contains(t)) {
+        inputs.add(t);
+      }
+    }
+    // The inputs (not staged) of which a thread's step reads fewer elements than it has points:
+    // a window sliding along its register tile.
+    List<Tensor> windowed = new ArrayList<>();
+    for (Tensor t : inputs) {
+      if (window == 1
+          && !(shared == 1 && staged.contains(t))
+          && SharedTiles.threadElems(s, local, t, regRange, tileK, false)
+              < SharedTiles.threadElems(s, local, t, regRange, tileK, true) * stepReduce) {
+        windowed.add(t);
+      }
+    }
+    // A thread's loads per multiply-add: its window's elements once per step, each other input
+    // once per multiply-add of a step's point that its register tile reads it at.
+    double loads = 0;
+    double windowRegs = 0;
+    for (Tensor t : inputs) {
+      if (windowed.contains(t)) {
+        double e = SharedTiles.threadElems(s, local, t, regRange, tileK, false);
+        loads += e;
+        windowRegs += e;
+      } else {
+        loads += SharedTiles.threadElems(s, local, t, regRange, tileK, true) * stepReduce;
+      }
+    }
     // Double-buffered tiles (the next step's tile loaded while this one is computed from) where
     // there is a next step and twice the tiles fit; on CUDA, whose threads keep the staged tile in
     // registers (OpenCL's kernels run on PoCL's CPU devices too, whose work-group loops keep
@@ -184,6 +226,21 @@ final class GpuTiling {
     for (IterVar a : local.axis()) {
       local.unroll(a);
     }
+    if (!windowed.isEmpty()) {
+      for (Tensor t : windowed) {
+        Stage w = s.stage(s.cacheRead(t, "local", local.tensor()));
+        w.computeAt(local, k.outer());
+        for (IterVar a : w.axis()) {
+          w.unroll(a);
+        }
+        state.done(w);
+      }
+      // The registers are indexed by the taps: constant only where the step is unrolled.
+      local.unroll(k.inner());
+      for (IterVar r : local.reduceAxis().subList(1, local.reduceAxis().size())) {
+        local.unroll(r);
+      }
+    }
     for (Stage f : fetches) {
       SharedTiles.Tile tile = SharedTiles.Tile.of(s, f, local, range, tileK);
       SharedTiles.storeReductionMajor(f, local, tile);
@@ -199,6 +256,9 @@ final class GpuTiling {
       // shared memory at constant offsets) only when asked, its body being long.
       local.pragma(k.inner(), "unroll");
     }
+    state.note(red, "gpu.thread_loads", loads / (regTile * stepReduce));
+    state.note(red, "gpu.naive_loads", inputs.size());
+    state.note(red, "gpu.window_regs", windowRegs);
     state.note(red, "gpu.threads", threads);
     state.note(red, "gpu.reg_tile", regTile);
     state.note(red, "gpu.blocks", blocks);
@@ -211,12 +271,22 @@ final class GpuTiling {
     state.note(red, "gpu.tile_k", tileK);
     state.note(red, "gpu.step_reduce", stepReduce);
     state.note(red, "gpu.reg_inner", reg[n - 1]);
-    state.note(red, "gpu.inner_window", window ? 1 : 0);
+    state.note(red, "gpu.inner_window", innerWindow ? 1 : 0);
     state.note(red, "gpu.reduce", reduce);
     state.note(red, "gpu.warp_run", warpRun(axes, th, reg));
     state.note(red, "gpu.outputs", outputs);
     state.note(red, "gpu.shared_bytes", shared == 1 ? (doubled ? 8 : 4) * stagedElems : 0);
     state.note(red, "gpu.block_intensity", tileElems > 0 ? stepWork / tileElems : 1e9);
+  }
+
+  /** Whether every reduce axis has a constant extent. */
+  private static boolean constant(List<IterVar> rs) {
+    for (IterVar r : rs) {
+      if (ComputeDag.extent(r) <= 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The elements of a strided register tile's chunk: one 128-bit word. */
@@ -286,6 +356,8 @@ final class GpuTiling {
       m.put("gpu.ragged", outputs % threads == 0 ? 0.0 : 1.0);
       m.put("gpu.shared", 0.0);
       m.put("gpu.warp_run", 32.0);
+      m.put("gpu.thread_loads", n.getOrDefault("gpu.naive_loads", 1.0));
+      m.put("gpu.window_regs", 0.0);
       for (var e : m.entrySet()) {
         out.put(st.getKey() + "/" + e.getKey(), e.getValue());
       }

@@ -40,13 +40,42 @@ final class SharedTiles {
   }
 
   /**
-   * Per dimension of {@code t}, the span of the index {@code idx} that {@code local} reads it at
-   * over a block's tile ({@code range} points along each data axis, {@code tileK} along the first
-   * reduce axis, the others whole): sums of axes times constants; any other index spans the
-   * dimension; at most the dimension's extent.
+   * The distinct elements of {@code t} that one thread reads for its register tile ({@code reg}
+   * points along each data axis): over a whole reduction step ({@code tileK} along the first reduce
+   * axis, the others whole) or, with {@code onePoint}, at one point of the reduction (each reduce
+   * axis fixed). Without row padding: registers, not a shared tile.
    */
+  static double threadElems(
+      Schedule s, Stage local, Tensor t, long[] reg, int tileK, boolean onePoint) {
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
+    if (reads.isEmpty()) {
+      return 0;
+    }
+    double n = 1;
+    for (long w : tileWidths(local, t, reads.get(0), reg, tileK, onePoint)) {
+      n *= w;
+    }
+    return n;
+  }
+
   private static long[] tileWidths(
       Stage local, Tensor t, List<dev.kernelgen.te.Expr> idx, long[] range, int tileK) {
+    return tileWidths(local, t, idx, range, tileK, false);
+  }
+
+  /**
+   * Per dimension of {@code t}, the span of the index {@code idx} that {@code local} reads it at
+   * over a block's tile ({@code range} points along each data axis, {@code tileK} along the first
+   * reduce axis, the others whole; with {@code onePoint} every reduce axis one point): sums of axes
+   * times constants; any other index spans the dimension; at most the dimension's extent.
+   */
+  private static long[] tileWidths(
+      Stage local,
+      Tensor t,
+      List<dev.kernelgen.te.Expr> idx,
+      long[] range,
+      int tileK,
+      boolean onePoint) {
     java.util.Map<dev.kernelgen.te.Var, Long> span = new java.util.HashMap<>();
     for (int d = 0; d < local.axis().size(); d++) {
       span.put(local.axis(d).var(), range[d]);
@@ -56,7 +85,9 @@ final class SharedTiles {
       long e = ComputeDag.extent(rs.get(k));
       span.put(
           rs.get(k).var(),
-          k == 0 ? (long) tileK : e > 0 ? e : (long) MultiLevelTiling.SYMBOLIC_EXTENT);
+          onePoint
+              ? 1L
+              : k == 0 ? (long) tileK : e > 0 ? e : (long) MultiLevelTiling.SYMBOLIC_EXTENT);
     }
     long[] widths = new long[idx.size()];
     for (int d = 0; d < idx.size(); d++) {

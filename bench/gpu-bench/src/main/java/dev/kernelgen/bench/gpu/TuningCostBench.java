@@ -106,7 +106,7 @@ public final class TuningCostBench {
    * The seed's fused depthwise (3x3, padding 1, + scale_shift + relu) of {@code [batch, ch, side,
    * side]}.
    */
-  private static Op depthwiseFused(int batch, int ch, int side) {
+  static Op depthwiseFused(int batch, int ch, int side) {
     Tensor input = placeholder("input", FLOAT32, batch, ch, side, side);
     Tensor filter = placeholder("filter", FLOAT32, ch, 1, 3, 3);
     Tensor scale = placeholder("scale", FLOAT32, ch);
@@ -263,9 +263,12 @@ public final class TuningCostBench {
    * chosen by the shipped model, measured as a trial of the task.
    */
   private static Measurement untuned(DeviceMeasurer m, TuningTask task, Op op) {
-    Configuration pick =
-        AutoScheduler.untunedConfig(
-            task.target(), op.def().outputs(), SketchRules.defaults(), new AnalyticPredictor());
-    return m.measure(task, List.of(pick)).get(0);
+    return m.measure(task, List.of(untunedConfig(task, op))).get(0);
+  }
+
+  /** The rules' configuration of {@code op}'s task chosen by the shipped model. */
+  static Configuration untunedConfig(TuningTask task, Op op) {
+    return AutoScheduler.untunedConfig(
+        task.target(), op.def().outputs(), SketchRules.defaults(), new AnalyticPredictor());
   }
 }

@@ -1,0 +1,99 @@
+package dev.kernelgen.bench.gpu;
+
+import dev.kernelgen.bench.CpuInfo;
+import dev.kernelgen.codegen.NativeToolchain;
+import dev.kernelgen.measure.CHarnessMeasurer;
+import dev.kernelgen.measure.DeviceMeasurer;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.Measurement;
+import dev.kernelgen.tune.TuningTask;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Times chosen configurations of one of {@link TuningCostBench}'s operators' generated schedules on
+ * the GPU, each checked against the oracle like a tuning trial: a probe of what a rule would pick
+ * before the rule is written.
+ *
+ * <p>Usage: {@code ConfigProbe OPERATOR CONFIG...} (OPERATOR: a name of {@link TuningCostBench}'s
+ * operators, large, extra or small), each CONFIG {@code knob=value,knob=value} (knob names as the
+ * task's space prints them; a name without a dot is taken as the operator's first tiled stage's,
+ * e.g. {@code reg2=8} for {@code DepthwiseConv2d.reg2}); {@code untuned} is the rules' pick. {@code
+ * bench/gpu.sh probe OUT OPERATOR CONFIG...} on the GPU machine.
+ */
+public final class ConfigProbe {
+  private ConfigProbe() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 2) {
+      throw new IllegalArgumentException("usage: ConfigProbe OPERATOR CONFIG...");
+    }
+    List<TuningCostBench.Op> all = new ArrayList<>(TuningCostBench.operators(false));
+    all.addAll(TuningCostBench.extraOperators());
+    all.addAll(TuningCostBench.operators(true));
+    TuningCostBench.Op op =
+        all.stream()
+            .filter(o -> o.name().equals(args[0]))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "no operator '"
+                            + args[0]
+                            + "'; known: "
+                            + all.stream().map(TuningCostBench.Op::name).toList()));
+    Optional<? extends Device> gpu = Devices.cuda().isPresent() ? Devices.cuda() : Devices.openCl();
+    Device device =
+        gpu.orElseThrow(
+            () -> new IllegalStateException("no CUDA or OpenCL device: " + Devices.describe()));
+    System.out.println(CpuInfo.detect().line());
+    System.out.println("device: " + device.name());
+    TuningTask task = TuningCostBench.task(op, device.target());
+    System.out.println("space: " + task.space());
+    String stage =
+        task.space().knobs().keySet().stream()
+            .filter(k -> k.contains("."))
+            .map(k -> k.substring(0, k.indexOf('.')))
+            .findFirst()
+            .orElse("");
+    List<Configuration> configs = new ArrayList<>();
+    for (int i = 1; i < args.length; i++) {
+      configs.add(
+          args[i].equals("untuned")
+              ? TuningCostBench.untunedConfig(task, op)
+              : parse(args[i], stage));
+    }
+    int cores = Runtime.getRuntime().availableProcessors();
+    try (CHarnessMeasurer refs = CHarnessMeasurer.fromEnvironment();
+        DeviceMeasurer m =
+            new DeviceMeasurer(device, NativeToolchain.fromEnvironment(), cores)
+                .referencesFrom(refs)) {
+      List<Measurement> ms = m.measure(task, configs);
+      for (int i = 0; i < configs.size(); i++) {
+        Measurement r = ms.get(i);
+        System.out.printf(
+            "%-10s %s%n",
+            r.isOk() ? String.format("%.2f us", r.medianUs()) : r.status(),
+            configs.get(i).key() + (r.isOk() ? "" : " " + r.detail()));
+      }
+    }
+  }
+
+  private static Configuration parse(String text, String stage) {
+    SortedMap<String, Integer> m = new TreeMap<>();
+    for (String kv : text.split(",")) {
+      String[] p = kv.trim().split("=");
+      if (p.length != 2) {
+        throw new IllegalArgumentException("'" + kv + "' is not knob=value");
+      }
+      String knob = p[0].contains(".") || p[0].equals("sketch") ? p[0] : stage + "." + p[0];
+      m.put(knob, Integer.parseInt(p[1].trim()));
+    }
+    return new Configuration(m);
+  }
+}
