@@ -191,13 +191,14 @@ public final class AnalyticPredictor implements Predictor {
     // The loads each thread issues per multiply-add, against a thread per output's: a register
     // tile sliding along a window, its elements loaded into registers once, loads less (an H100
     // fused depthwise [32,256,96,96]: 345 us with a thread per output, 219-231 us with 8 rows a
-    // thread, 260 with 4, 275 with 3).
+    // thread, 260 with 4, 275 with 3; [1,256,96,96]: 9.1 us, 5.0 with 6 or 8 rows).
     double naive = get(n, "gpu.naive_loads", 1);
     cost *= Math.sqrt(get(n, "gpu.thread_loads", naive) / naive);
     // Registers (accumulators, window and about 32 more) limit the threads an SM holds: fewer than
-    // 512 hide the loads' latency poorly; beyond about 224 a thread they spill.
+    // half of them hide the loads' latency poorly (the H100 [32,256,96,96]: 2 images of 8 rows a
+    // thread, 108 registers, 265 us; 1 image, 70 registers, 223 us); beyond about 224 they spill.
     double regs = reg + get(n, "gpu.window_regs", 0);
-    cost /= Math.min(1, Math.min(SM_THREADS, SM_REGISTERS / (regs + 32)) / 512);
+    cost /= Math.min(1, Math.min(SM_THREADS, SM_REGISTERS / (regs + 32)) / (SM_THREADS / 2.0));
     if (regs > 224) {
       cost *= regs / 224;
     }

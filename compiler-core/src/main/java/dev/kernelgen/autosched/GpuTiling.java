@@ -149,17 +149,30 @@ final class GpuTiling {
         windowed.add(t);
       }
     }
-    // A thread's loads per multiply-add: its window's elements once per step, each other input
-    // once per multiply-add of a step's point that its register tile reads it at.
+    // A thread's loads per multiply-add of the inputs that the warp's lanes read at different
+    // addresses (a filter read at the channel is one broadcast per warp): its window's elements
+    // once per step, each other input once per multiply-add of a step's point that its register
+    // tile reads it at. A thread per output loads each such input once per multiply-add.
     double loads = 0;
     double windowRegs = 0;
+    int varying = 0;
+    dev.kernelgen.te.Var innermost = local.axis(n - 1).var();
     for (Tensor t : inputs) {
+      double e = SharedTiles.threadElems(s, local, t, regRange, tileK, false);
       if (windowed.contains(t)) {
-        double e = SharedTiles.threadElems(s, local, t, regRange, tileK, false);
-        loads += e;
         windowRegs += e;
-      } else {
-        loads += SharedTiles.threadElems(s, local, t, regRange, tileK, true) * stepReduce;
+      }
+      List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
+      boolean lanes =
+          !reads.isEmpty()
+              && reads.get(0).stream()
+                  .anyMatch(x -> dev.kernelgen.te.FreeVars.of(x).contains(innermost));
+      if (lanes) {
+        varying++;
+        loads +=
+            windowed.contains(t)
+                ? e
+                : SharedTiles.threadElems(s, local, t, regRange, tileK, true) * stepReduce;
       }
     }
     // Double-buffered tiles (the next step's tile loaded while this one is computed from) where
@@ -256,8 +269,8 @@ final class GpuTiling {
       // shared memory at constant offsets) only when asked, its body being long.
       local.pragma(k.inner(), "unroll");
     }
-    state.note(red, "gpu.thread_loads", loads / (regTile * stepReduce));
-    state.note(red, "gpu.naive_loads", inputs.size());
+    state.note(red, "gpu.thread_loads", varying == 0 ? 1 : loads / (regTile * stepReduce));
+    state.note(red, "gpu.naive_loads", Math.max(1, varying));
     state.note(red, "gpu.window_regs", windowRegs);
     state.note(red, "gpu.threads", threads);
     state.note(red, "gpu.reg_tile", regTile);
