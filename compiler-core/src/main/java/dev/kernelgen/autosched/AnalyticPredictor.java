@@ -194,6 +194,11 @@ public final class AnalyticPredictor implements Predictor {
     // thread, 260 with 4, 275 with 3; [1,256,96,96]: 9.1 us, 5.0 with 6 or 8 rows).
     double naive = get(n, "gpu.naive_loads", 1);
     cost *= Math.sqrt(get(n, "gpu.thread_loads", naive) / naive);
+    // What a block reads per output, its halo included, against a naive block's: the misses of
+    // L1 (the H100 [32,256,96,96], 6 rows a thread: blocks of 8 images x 12 rows, 242 us; of 1
+    // image x 24 rows, 228 us).
+    double naiveBlock = get(n, "gpu.naive_block_loads", 1);
+    cost *= Math.sqrt(get(n, "gpu.block_loads", naiveBlock) / naiveBlock);
     // Registers (accumulators, window and about 32 more) limit the threads an SM holds: fewer than
     // half of them hide the loads' latency poorly (the H100 [32,256,96,96]: 2 images of 8 rows a
     // thread, 108 registers, 265 us; 1 image, 70 registers, 223 us); beyond about 224 they spill.
