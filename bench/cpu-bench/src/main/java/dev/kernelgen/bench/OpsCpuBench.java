@@ -147,8 +147,11 @@ public final class OpsCpuBench {
         rows.add(matmul(n, t));
       }
     }
-    if (only == null || "softmax_4096x4096".contains(only)) {
-      rows.add(softmax(4096, 4096, timing));
+    for (int[] rc : new int[][] {{4096, 4096}, {16384, 1024}}) {
+      String name = "softmax_" + rc[0] + "x" + rc[1];
+      if (only == null || name.contains(only)) {
+        rows.add(softmax(rc[0], rc[1], timing));
+      }
     }
     // Long reductions into a few outputs (the rfactor rule's case): in memory and in cache.
     for (int[] rc : new int[][] {{1, 1 << 24}, {8, 1 << 20}, {4, 1 << 16}}) {

@@ -131,7 +131,57 @@ class AutoScheduledOpenClTest {
                   dev.kernelgen.autosched.SketchRules.defaults(),
                   Map.of())));
     }
+    // A thread's sliding window in registers (knob window), over tiles no extent divides: the
+    // seed's fused depthwise (3x3 + scale_shift + relu) and a stride-2 max pool, 4 rows and 2
+    // channels a thread.
+    Tensor sd =
+        Nn.depthwiseConv2dNchw(
+            placeholder("Sin", FLOAT32, 2, 5, 13, 11),
+            placeholder("Sf", FLOAT32, 5, 1, 3, 3),
+            1,
+            1,
+            new Padding(1, 1, 1, 1),
+            1);
+    Tensor fused =
+        Nn.relu(Nn.scaleShift(sd, placeholder("Ss", FLOAT32, 5), placeholder("Sh", FLOAT32, 5)));
+    Tensor pool =
+        Pooling.maxPool2d(
+            placeholder("Pi", FLOAT32, 1, 3, 15, 9),
+            3,
+            3,
+            2,
+            2,
+            Padding.same(15, 9, 3, 3, 2, 2, 1));
+    for (Tensor t : List.of(fused, pool)) {
+      out.add(Arguments.of(t.name() + "_window", windowed(target, t)));
+    }
     return out.stream();
+  }
+
+  /**
+   * {@code out}'s generated tiling with a window of 4 rows and 2 channels a thread in registers.
+   */
+  private static Schedule windowed(Target target, Tensor out) {
+    var space = AutoScheduler.space(target, List.of(out));
+    String stage =
+        space.knobs().keySet().stream()
+            .filter(n -> n.endsWith(".window"))
+            .map(n -> n.substring(0, n.indexOf('.')))
+            .findFirst()
+            .orElseThrow();
+    Map<String, Integer> k = new java.util.TreeMap<>(space.defaults().values());
+    k.put(AutoScheduler.SKETCH, AutoScheduler.RULES);
+    k.putAll(
+        Map.of(
+            stage + ".reg1", 2,
+            stage + ".reg2", 4,
+            stage + ".reg3", 1,
+            stage + ".threads2", 2,
+            stage + ".threads3", 4,
+            stage + ".window", 1));
+    Schedule s = AutoScheduler.generate(target, List.of(out), Knobs.configured(k));
+    assertThat(s.trace().toString()).contains("cache_read(local");
+    return s;
   }
 
   @ParameterizedTest(name = "{0}")
