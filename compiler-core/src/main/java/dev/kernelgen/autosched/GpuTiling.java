@@ -77,11 +77,8 @@ final class GpuTiling {
       ragged++; // the reduction's inner loop has a varying bound
     }
     int shared = state.knob(red, "shared", stageable ? new int[] {1, 0} : new int[] {0});
-    // A reduction with little reuse (a pooling window, a depthwise filter) whose register tile
-    // slides along a window (rows y + di) reads the same input for several of its outputs: with
-    // knob window, each thread first loads what its tile needs of the unstaged reused inputs into
-    // registers, each element once with its bounds check, and the unrolled multiply-adds read the
-    // registers (without it each tap loads, the loads under different bounds checks not merged).
+    // Knob window: a thread's sliding window in registers (SlidingWindow), where the reduction is
+    // short (little reuse) and constant.
     boolean windowable = reduce < AnalyticPredictor.LITTLE_REUSE && constant(rs);
     int window = windowable ? state.knob(red, "window", 1, 0) : 0;
     UserError.check(
@@ -128,75 +125,20 @@ final class GpuTiling {
     }
     boolean innerWindow =
         slidesAlongInnermost(s, local, reused); // before the reads go to the copies
-    long[] regRange = new long[n];
-    for (int d = 0; d < n; d++) {
-      regRange[d] = reg[d];
-    }
-    List<Tensor> inputs = new ArrayList<>();
-    for (Tensor t : red.tensor().op().inputs()) {
-      if (!inputs.contains(t)) {
-        inputs.add(t);
-      }
-    }
-    // The inputs (not staged) of which a thread's step reads fewer elements than it has points:
-    // a window sliding along its register tile.
-    List<Tensor> windowed = new ArrayList<>();
-    for (Tensor t : inputs) {
-      if (window == 1
-          && !(shared == 1 && staged.contains(t))
-          && SharedTiles.threadElems(s, local, t, regRange, tileK, false)
-              < SharedTiles.threadElems(s, local, t, regRange, tileK, true) * stepReduce) {
-        windowed.add(t);
-      }
-    }
-    // A thread's loads per multiply-add of the inputs that the warp's lanes read at different
-    // addresses (a filter read at the channel is one broadcast per warp): its window's elements
-    // once per step, each other input once per multiply-add of a step's point that its register
-    // tile reads it at. A thread per output loads each such input once per multiply-add.
-    double loads = 0;
-    double windowRegs = 0;
-    int varying = 0;
-    dev.kernelgen.te.Var innermost = local.axis(n - 1).var();
-    for (Tensor t : inputs) {
-      double e = SharedTiles.threadElems(s, local, t, regRange, tileK, false);
-      if (windowed.contains(t)) {
-        windowRegs += e;
-      }
-      List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
-      boolean lanes =
-          !reads.isEmpty()
-              && reads.get(0).stream()
-                  .anyMatch(x -> dev.kernelgen.te.FreeVars.of(x).contains(innermost));
-      if (lanes) {
-        varying++;
-        loads +=
-            windowed.contains(t)
-                ? e
-                : SharedTiles.threadElems(s, local, t, regRange, tileK, true) * stepReduce;
-      }
-    }
-    // What a block reads of those inputs per output (its halo: L1 misses), against a naive block's
-    // (a run of NaiveSchedule.THREADS outputs along the innermost axes).
-    double blockLoads = 1;
-    double naiveBlockLoads = 1;
-    if (windowable && varying > 0) {
-      long[] naive = new long[n];
-      java.util.Arrays.fill(naive, 1);
-      long last = Math.max(1, ComputeDag.extent(axes.get(n - 1)));
-      naive[n - 1] = Math.min(last, NaiveSchedule.THREADS);
-      if (n > 1 && last < NaiveSchedule.THREADS) {
-        long rows = (NaiveSchedule.THREADS + last - 1) / last;
-        long e = ComputeDag.extent(axes.get(n - 2));
-        naive[n - 2] = e > 0 ? Math.min(e, rows) : rows;
-      }
-      long[] block = new long[n]; // the block's outputs along each axis, within its extent
-      for (int d = 0; d < n; d++) {
-        long e = ComputeDag.extent(axes.get(d));
-        block[d] = e > 0 ? Math.min(e, range[d]) : range[d];
-      }
-      blockLoads = blockElems(s, local, inputs, innermost, block, (int) k0) / product(block);
-      naiveBlockLoads = blockElems(s, local, inputs, innermost, naive, (int) k0) / product(naive);
-    }
+    SlidingWindow.Loads loads =
+        SlidingWindow.of(
+            s,
+            red,
+            local,
+            axes,
+            reg,
+            range,
+            tileK,
+            k0,
+            stepReduce,
+            windowable,
+            window == 1,
+            shared == 1 ? staged : java.util.Set.of());
     // Double-buffered tiles (the next step's tile loaded while this one is computed from) where
     // there is a next step and twice the tiles fit; on CUDA, whose threads keep the staged tile in
     // registers (OpenCL's kernels run on PoCL's CPU devices too, whose work-group loops keep
@@ -261,21 +203,7 @@ final class GpuTiling {
     for (IterVar a : local.axis()) {
       local.unroll(a);
     }
-    if (!windowed.isEmpty()) {
-      for (Tensor t : windowed) {
-        Stage w = s.stage(s.cacheRead(t, "local", local.tensor()));
-        w.computeAt(local, k.outer());
-        for (IterVar a : w.axis()) {
-          w.unroll(a);
-        }
-        state.done(w);
-      }
-      // The registers are indexed by the taps: constant only where the step is unrolled.
-      local.unroll(k.inner());
-      for (IterVar r : local.reduceAxis().subList(1, local.reduceAxis().size())) {
-        local.unroll(r);
-      }
-    }
+    SlidingWindow.apply(state, local, k.outer(), k.inner(), loads.windowed());
     for (Stage f : fetches) {
       SharedTiles.Tile tile = SharedTiles.Tile.of(s, f, local, range, tileK);
       SharedTiles.storeReductionMajor(f, local, tile);
@@ -291,11 +219,7 @@ final class GpuTiling {
       // shared memory at constant offsets) only when asked, its body being long.
       local.pragma(k.inner(), "unroll");
     }
-    state.note(red, "gpu.thread_loads", varying == 0 ? 1 : loads / (regTile * stepReduce));
-    state.note(red, "gpu.naive_loads", Math.max(1, varying));
-    state.note(red, "gpu.window_regs", windowRegs);
-    state.note(red, "gpu.block_loads", blockLoads);
-    state.note(red, "gpu.naive_block_loads", naiveBlockLoads);
+    loads.note(state, red);
     state.note(red, "gpu.threads", threads);
     state.note(red, "gpu.reg_tile", regTile);
     state.note(red, "gpu.blocks", blocks);
@@ -314,37 +238,6 @@ final class GpuTiling {
     state.note(red, "gpu.outputs", outputs);
     state.note(red, "gpu.shared_bytes", shared == 1 ? (doubled ? 8 : 4) * stagedElems : 0);
     state.note(red, "gpu.block_intensity", tileElems > 0 ? stepWork / tileElems : 1e9);
-  }
-
-  /**
-   * The elements of the inputs read at different addresses across a warp's lanes (an index on
-   * {@code innermost}) that a tile of {@code range} outputs reads over the whole reduction.
-   */
-  private static double blockElems(
-      Schedule s,
-      Stage local,
-      List<Tensor> inputs,
-      dev.kernelgen.te.Var innermost,
-      long[] range,
-      int k0) {
-    double sum = 0;
-    for (Tensor t : inputs) {
-      List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
-      if (!reads.isEmpty()
-          && reads.get(0).stream()
-              .anyMatch(x -> dev.kernelgen.te.FreeVars.of(x).contains(innermost))) {
-        sum += SharedTiles.threadElems(s, local, t, range, k0, false);
-      }
-    }
-    return sum;
-  }
-
-  private static double product(long[] range) {
-    double p = 1;
-    for (long r : range) {
-      p *= r;
-    }
-    return p;
   }
 
   /** Whether every reduce axis has a constant extent. */
