@@ -33,28 +33,45 @@ public final class ConfigProbe {
     if (args.length < 2) {
       throw new IllegalArgumentException("usage: ConfigProbe OPERATOR CONFIG...");
     }
-    List<TuningCostBench.Op> all = new ArrayList<>(TuningCostBench.operators(false));
-    all.addAll(TuningCostBench.extraOperators());
-    all.addAll(TuningCostBench.operators(true));
-    TuningCostBench.Op op =
-        all.stream()
-            .filter(o -> o.name().equals(args[0]))
-            .findFirst()
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "no operator '"
-                            + args[0]
-                            + "'; known: "
-                            + all.stream().map(TuningCostBench.Op::name).toList()));
     Optional<? extends Device> gpu = Devices.cuda().isPresent() ? Devices.cuda() : Devices.openCl();
     Device device =
         gpu.orElseThrow(
             () -> new IllegalStateException("no CUDA or OpenCL device: " + Devices.describe()));
     System.out.println(CpuInfo.detect().line());
     System.out.println("device: " + device.name());
+    List<String> texts = List.of(args).subList(1, args.length);
+    List<Measurement> ms = probe(device, args[0], texts, System.out::println);
+    for (Measurement r : ms) {
+      System.out.printf(
+          "%-10s %s%n",
+          r.isOk() ? String.format("%.2f us", r.medianUs()) : r.status(),
+          r.config().key() + (r.isOk() ? "" : " " + r.detail()));
+    }
+  }
+
+  /**
+   * Measures the configurations {@code texts} ({@code knob=value,...} or {@code untuned}) of the
+   * generated schedules of the benchmark operator {@code name} on {@code device}, in order; {@code
+   * log} gets the task's space.
+   */
+  static List<Measurement> probe(
+      Device device, String name, List<String> texts, java.util.function.Consumer<String> log) {
+    List<TuningCostBench.Op> all = new ArrayList<>(TuningCostBench.operators(false));
+    all.addAll(TuningCostBench.extraOperators());
+    all.addAll(TuningCostBench.operators(true));
+    TuningCostBench.Op op =
+        all.stream()
+            .filter(o -> o.name().equals(name))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "no operator '"
+                            + name
+                            + "'; known: "
+                            + all.stream().map(TuningCostBench.Op::name).toList()));
     TuningTask task = TuningCostBench.task(op, device.target());
-    System.out.println("space: " + task.space());
+    log.accept("space: " + task.space());
     String stage =
         task.space().knobs().keySet().stream()
             .filter(k -> k.contains("."))
@@ -62,25 +79,16 @@ public final class ConfigProbe {
             .findFirst()
             .orElse("");
     List<Configuration> configs = new ArrayList<>();
-    for (int i = 1; i < args.length; i++) {
+    for (String text : texts) {
       configs.add(
-          args[i].equals("untuned")
-              ? TuningCostBench.untunedConfig(task, op)
-              : parse(args[i], stage));
+          text.equals("untuned") ? TuningCostBench.untunedConfig(task, op) : parse(text, stage));
     }
     int cores = Runtime.getRuntime().availableProcessors();
     try (CHarnessMeasurer refs = CHarnessMeasurer.fromEnvironment();
         DeviceMeasurer m =
             new DeviceMeasurer(device, NativeToolchain.fromEnvironment(), cores)
                 .referencesFrom(refs)) {
-      List<Measurement> ms = m.measure(task, configs);
-      for (int i = 0; i < configs.size(); i++) {
-        Measurement r = ms.get(i);
-        System.out.printf(
-            "%-10s %s%n",
-            r.isOk() ? String.format("%.2f us", r.medianUs()) : r.status(),
-            configs.get(i).key() + (r.isOk() ? "" : " " + r.detail()));
-      }
+      return m.measure(task, configs);
     }
   }
 
