@@ -78,8 +78,8 @@ final class GpuTiling {
     }
     int shared = state.knob(red, "shared", stageable ? new int[] {1, 0} : new int[] {0});
     // Knob window: a thread's sliding window in registers (SlidingWindow), where the reduction is
-    // short (little reuse) and constant.
-    boolean windowable = reduce < AnalyticPredictor.LITTLE_REUSE && constant(rs);
+    // short (little reuse; hence constant: a symbolic extent counts as SYMBOLIC_EXTENT steps).
+    boolean windowable = reduce < AnalyticPredictor.LITTLE_REUSE;
     int window = windowable ? state.knob(red, "window", 1, 0) : 0;
     UserError.check(
         threads <= MAX_THREADS,
@@ -238,16 +238,6 @@ final class GpuTiling {
     state.note(red, "gpu.outputs", outputs);
     state.note(red, "gpu.shared_bytes", shared == 1 ? (doubled ? 8 : 4) * stagedElems : 0);
     state.note(red, "gpu.block_intensity", tileElems > 0 ? stepWork / tileElems : 1e9);
-  }
-
-  /** Whether every reduce axis has a constant extent. */
-  private static boolean constant(List<IterVar> rs) {
-    for (IterVar r : rs) {
-      if (ComputeDag.extent(r) <= 0) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** The elements of a strided register tile's chunk: one 128-bit word. */
