@@ -402,9 +402,19 @@ public final class OpsGpuBench {
       }
       String base = c.name().substring(0, c.name().length() - "_auto".length());
       TuningTask task = TuningCostBench.task(new TuningCostBench.Op(base, c.op()), Target.CUDA);
+      // Records made before the space changed (a knob added since) would build another schedule
+      // than the one they timed: only those whose configuration is in today's space count.
+      dev.kernelgen.tune.ConfigSpace space = task.space();
+      List<TuningRecord> current =
+          records.stream()
+              .filter(r -> !r.operator().equals(task.operator()) || space.contains(r.config()))
+              .toList();
       TuningLog.Lookup best =
-          TuningLog.best(records, task.operator(), Target.CUDA.name(), task.shape(), null);
-      if (best.best().isPresent()) {
+          TuningLog.best(current, task.operator(), Target.CUDA.name(), task.shape(), null);
+      if (best.best().isEmpty() && current.size() < records.size()) {
+        System.out.println(
+            base + "_tuned: every record's configuration is stale (the space changed)");
+      } else if (best.best().isPresent()) {
         TuningRecord r = best.best().get();
         System.out.printf(
             "%s_tuned: %s (%.1f us when searched)%n", base, r.config().key(), r.medianUs());
