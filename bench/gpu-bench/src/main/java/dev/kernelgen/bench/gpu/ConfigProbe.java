@@ -5,13 +5,11 @@ import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.measure.CHarnessMeasurer;
 import dev.kernelgen.measure.DeviceMeasurer;
 import dev.kernelgen.runtime.Device;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.TuningTask;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -33,10 +31,7 @@ public final class ConfigProbe {
     if (args.length < 2) {
       throw new IllegalArgumentException("usage: ConfigProbe OPERATOR CONFIG...");
     }
-    Optional<? extends Device> gpu = Devices.cuda().isPresent() ? Devices.cuda() : Devices.openCl();
-    Device device =
-        gpu.orElseThrow(
-            () -> new IllegalStateException("no CUDA or OpenCL device: " + Devices.describe()));
+    Device device = TuningCostBench.gpu();
     System.out.println(CpuInfo.detect().line());
     System.out.println("device: " + device.name());
     List<String> texts = List.of(args).subList(1, args.length);

@@ -123,6 +123,13 @@ public final class TuningCostBench {
     return "TuningCostBench/" + name;
   }
 
+  /** The CUDA device, else the first OpenCL device. */
+  static Device gpu() {
+    Optional<? extends Device> gpu = Devices.cuda().isPresent() ? Devices.cuda() : Devices.openCl();
+    return gpu.orElseThrow(
+        () -> new IllegalStateException("no CUDA or OpenCL device: " + Devices.describe()));
+  }
+
   /** The generated schedules' space of {@code op}: what {@code kernels:tune} searches for it. */
   static TuningTask task(Op op, Target target) {
     return new TuningTask(
@@ -148,11 +155,7 @@ public final class TuningCostBench {
             : List.of("cold", "warm");
     Path log = a.contains("--log") ? Path.of(a.get(a.indexOf("--log") + 1)) : null;
     Path warmFrom = a.contains("--warm-from") ? Path.of(a.get(a.indexOf("--warm-from") + 1)) : null;
-    Optional<? extends Device> gpu = Devices.cuda().isPresent() ? Devices.cuda() : Devices.openCl();
-    if (gpu.isEmpty()) {
-      throw new IllegalStateException("no CUDA or OpenCL device: " + Devices.describe());
-    }
-    Device device = gpu.get();
+    Device device = gpu();
     NativeToolchain tc = NativeToolchain.fromEnvironment();
     int cores = Runtime.getRuntime().availableProcessors();
     CpuInfo cpu = CpuInfo.detect();
