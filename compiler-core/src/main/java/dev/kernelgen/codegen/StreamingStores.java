@@ -8,6 +8,7 @@ import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Accumulations;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.Store;
 import java.util.List;
@@ -58,7 +59,7 @@ final class StreamingStores {
         || st.buffer().dtype() != DType.FLOAT32
         || !(f.min() instanceof IntImm lo && lo.value() == 0)
         || !(f.extent() instanceof IntImm n && n.value() % 16 == 0)
-        || CCodegen.reads(st.value(), st.buffer())) {
+        || Accumulations.reads(st.value(), st.buffer())) {
       return null;
     }
     long elements = 1;

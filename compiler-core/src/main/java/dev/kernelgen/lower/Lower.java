@@ -167,6 +167,7 @@ public final class Lower {
       out.add(new Pass("partition_loops", PartitionLoops::run));
     }
     if (target == Target.C) {
+      out.add(new Pass("next_row_reduction", NextRowReduction::run));
       out.add(new Pass("prefetch_next_row", PrefetchNextRow::run));
     }
     out.add(new Pass("tighten_loop_bounds", TightenLoopBounds::run));

@@ -4,6 +4,7 @@ import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Call;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Intrinsic;
 import dev.kernelgen.te.Load;
@@ -18,6 +19,7 @@ import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
 import dev.kernelgen.tir.StmtVisitor;
+import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -98,6 +100,11 @@ final class PrefetchNextRow {
           || !(f.extent() instanceof IntImm ext)
           || !costly(f.body())) {
         return mutateStmtChildren(st);
+      }
+      if (f.body() instanceof Seq q
+          && q.stmts().get(q.stmts().size() - 1) instanceof Store last
+          && !FreeVars.of(last.index()).contains(f.loopVar())) {
+        return st; // it also reduces the next row (NextRowReduction), which it reads already
       }
       Map<Buffer, Load> reads = rowReads(f);
       if (reads.isEmpty()) {
