@@ -114,7 +114,16 @@ public final class DeviceMeasurer implements Measurer {
           case JAVA -> "wall clock over ";
           default -> "device events over ";
         };
-    return new TimingProtocol(warmup, repeats, clock + callsPerRepeat + " launches", false);
+    return new TimingProtocol(
+        warmup,
+        repeats,
+        String.format(
+            java.util.Locale.ROOT,
+            "%s%d launches (fewer past %.0f ms a sample)",
+            clock,
+            callsPerRepeat,
+            DeviceRunner.SAMPLE_BUDGET_US / 1e3),
+        false);
   }
 
   public GpuLimits limits() {

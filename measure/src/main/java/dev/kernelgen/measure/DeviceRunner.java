@@ -35,7 +35,8 @@ import java.util.concurrent.TimeoutException;
  * and Java (a jar's kernel class, loaded by a class loader of its own). Each is loaded, run once
  * and checked, then timed with the device's timer over {@code callsPerSample} launches per sample
  * after the warm-up: on CUDA, events around a CUDA graph of the launches (GPU time); on OpenCL,
- * profiling events; on Java, the wall clock.
+ * profiling events; on Java, the wall clock. A slow candidate gets fewer launches a sample and a
+ * shorter warm-up ({@link #SAMPLE_BUDGET_US}).
  *
  * <p>A candidate runs on a worker thread of this runner; one that does not finish within the
  * input's timeout is a {@code TIMEOUT} and its thread is abandoned (a kernel cannot be interrupted;
@@ -232,8 +233,39 @@ public final class DeviceRunner implements Runner {
     }
   }
 
-  private RunResult time(Runnable launch, int calls, TimingProtocol timing) {
-    for (int i = 0; i < timing.warmup(); i++) {
+  /**
+   * A sample's launches stop at about this long, and the warm-up at {@link #WARMUP_BUDGET_US}: a
+   * candidate 100x slower than the best costs a few of its own runs, not 410 (50 a sample: a 46 ms
+   * matmul candidate took 19 s to time, and a warm search of 45 s ran 157). Kernels under 400 us
+   * keep all their launches.
+   */
+  static final double SAMPLE_BUDGET_US = 20_000;
+
+  /** The warm-up's launches stop at about this long. */
+  static final double WARMUP_BUDGET_US = 200_000;
+
+  /**
+   * Launches per sample for a kernel whose launch alone took {@code oneUs}: {@code calls}, or fewer
+   * where they would pass {@link #SAMPLE_BUDGET_US}; at least one.
+   */
+  static int launchesPerSample(int calls, double oneUs) {
+    return (int) Math.max(1, Math.min(calls, Math.floor(SAMPLE_BUDGET_US / Math.max(oneUs, 1e-3))));
+  }
+
+  /** Warm-up launches after the first: {@code warmup - 1}, or fewer past the warm-up budget. */
+  static int warmupsAfterFirst(int warmup, double oneUs) {
+    return (int)
+        Math.max(0, Math.min(warmup - 1, Math.floor(WARMUP_BUDGET_US / Math.max(oneUs, 1e-3))));
+  }
+
+  private RunResult time(Runnable launch, int maxCalls, TimingProtocol timing) {
+    // The first warm-up launch alone, timed on the host clock, sizes the rest.
+    long t0 = System.nanoTime();
+    launch.run();
+    device.synchronize();
+    double oneUs = (System.nanoTime() - t0) / 1e3;
+    int calls = launchesPerSample(maxCalls, oneUs);
+    for (int i = 0; i < warmupsAfterFirst(timing.warmup(), oneUs); i++) {
       launch.run();
     }
     device.synchronize();
