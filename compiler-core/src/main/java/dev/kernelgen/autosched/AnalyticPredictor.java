@@ -238,8 +238,14 @@ public final class AnalyticPredictor implements Predictor {
     if (littleReuse(get(n, "gpu.reduce", 1024), get(n, "gpu.reused", 1))) {
       return cost * littleReuse(n);
     }
-    // Enough threads in all to hide memory latency: at least 256 per SM.
-    cost /= Math.min(1, get(n, "gpu.total_threads", 1) / (256.0 * SMS));
+    // Threads with no output (a tile wider than its axis: 8 x 64 columns over 64) hold their
+    // block's slots and compute nothing; enough threads with work to hide memory latency: at least
+    // 256 per SM. (Attention's [1024, 1024] x [1024, 64] took a tile of 2 x 512 with 1 thread in 8
+    // busy, counted as 32768 threads: 390 us on an H100, against cuBLAS and softmax's 25 us.)
+    double total = get(n, "gpu.total_threads", 1);
+    double active = Math.min(total, get(n, "gpu.active_threads", total));
+    cost *= total / Math.max(active, 1);
+    cost /= Math.min(1, active / (256.0 * SMS));
     // Each thread's register tile: its loads from shared memory per multiply-add fall as it grows
     // up to 64 accumulators (8 x 8; on the H200 a matmul 2048 took 538 us at 8 x 8, 612 at 8 x 4,
     // 726 at 4 x 4), registers run out beyond. Blocks over 256 threads (at 512: 734-809 us against

@@ -20,7 +20,6 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Conv;
 import dev.kernelgen.topi.DefaultSchedules;
 import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
-import dev.kernelgen.topi.Elementwise;
 import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.topi.Padding;
@@ -306,11 +305,7 @@ public final class OpsGpuBench {
     List<Case> cs = new ArrayList<>();
     int d = 64;
     for (int seq : new int[] {256, 1024}) {
-      Tensor q = placeholder("q", FLOAT32, seq, d);
-      Tensor k = placeholder("k", FLOAT32, seq, d);
-      Tensor v = placeholder("v", FLOAT32, seq, d);
-      Tensor weights = Reduction.softmax(Elementwise.scale(Linalg.dense(q, k), 0.125), 1);
-      OperatorDef op = OperatorDef.of(List.of(q, k, v), Linalg.matmul(weights, v));
+      OperatorDef op = TuningCostBench.attention(seq).def();
       Reference ref =
           (in, flat) -> {
             int i = (int) (flat / d);

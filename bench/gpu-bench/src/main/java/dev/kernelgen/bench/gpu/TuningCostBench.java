@@ -18,9 +18,11 @@ import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.topi.Conv;
+import dev.kernelgen.topi.Elementwise;
 import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
+import dev.kernelgen.topi.Reduction;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.Tuner;
@@ -83,7 +85,27 @@ public final class TuningCostBench {
    * records for them too.
    */
   static List<Op> extraOperators() {
-    return List.of(matmul(1024), matmul(4096), depthwiseFused(32, 256, 96), conv2d(1, 64, 56));
+    return List.of(
+        matmul(1024),
+        matmul(4096),
+        depthwiseFused(32, 256, 96),
+        conv2d(1, 64, 56),
+        attention(256),
+        attention(1024));
+  }
+
+  /**
+   * One head of attention, {@code softmax(q k^T / 8) v} over {@code [seq, 64]}, as a user writes it
+   * (bench/user-projects/attention-head).
+   */
+  static Op attention(int seq) {
+    int d = 64;
+    Tensor q = placeholder("q", FLOAT32, seq, d);
+    Tensor k = placeholder("k", FLOAT32, seq, d);
+    Tensor v = placeholder("v", FLOAT32, seq, d);
+    Tensor weights = Reduction.softmax(Elementwise.scale(Linalg.dense(q, k), 0.125), 1);
+    return new Op(
+        "attention_" + seq + "x" + d, OperatorDef.of(List.of(q, k, v), Linalg.matmul(weights, v)));
   }
 
   /** A square float32 matmul of side {@code n}. */
