@@ -10,6 +10,13 @@ import dev.kernelgen.schedule.Stage;
  * stages read it (softmax's {@code exp(x - max)}, read by the sum and by the quotient: {@link
  * RowReduction} then computes it once per row, or inlines it where a row does not fit). GPUs
  * recompute such a stage in each reader: their exp is cheap beside the memory it saves.
+ *
+ * <p>On GPUs a stage that normalises rows by reductions ({@link RowReduction}'s anchor: a softmax's
+ * quotient) stays a stage of its own where a reduction reads it with reuse (attention's {@code
+ * softmax(q k^T) v}): one kernel, a block per row, then computes the row's reductions and the row,
+ * where inlined into the product it left the reductions to {@link RfactorReduction}, four kernels
+ * whose combining threads each read 256 partial results one by one. (On CPUs the inlined form was
+ * 2.3x faster: attention [1024, 64] 1.64 against 3.73 ms on 2 Zen 4 cores.)
  */
 final class InlineInjective implements SketchRule {
   @Override
@@ -22,10 +29,17 @@ final class InlineInjective implements SketchRule {
     if (st.isOutput() || st.hasReduction()) {
       return false;
     }
+    java.util.Set<Stage> readers = ComputeDag.readers(state.schedule(), st);
+    if (state.gpu() && !RowReduction.group(state, st).isEmpty()) {
+      for (Stage r : readers) {
+        if (r.hasReduction() && ComputeDag.reuses(state.schedule(), r, st.tensor())) {
+          return false;
+        }
+      }
+    }
     if (!ComputeDag.callsIntrinsic(st.body())) {
       return true;
     }
-    java.util.Set<Stage> readers = ComputeDag.readers(state.schedule(), st);
     for (Stage r : readers) {
       if (r.hasReduction() && ComputeDag.reuses(state.schedule(), r, st.tensor())) {
         return false;

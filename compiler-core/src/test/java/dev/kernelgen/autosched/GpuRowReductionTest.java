@@ -10,7 +10,9 @@ import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.Elementwise;
 import dev.kernelgen.topi.GpuCheck;
+import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Reduction;
 import java.util.List;
@@ -108,6 +110,37 @@ class GpuRowReductionTest {
         .as(s.trace().toString())
         .isEqualTo(stage == 1 && threads > 1);
     GpuCheck.check(s, Map.of());
+  }
+
+  /** One head of attention as a user writes it with topi: softmax(q k^T / 8) v over [seq, d]. */
+  static Tensor attention(long seq, long d) {
+    Tensor q = placeholder("q", FLOAT32, seq, d);
+    Tensor k = placeholder("k", FLOAT32, seq, d);
+    Tensor v = placeholder("v", FLOAT32, seq, d);
+    Tensor w = Reduction.softmax(Elementwise.scale(Linalg.dense(q, k), 0.125), 1);
+    return Linalg.matmul(w, v);
+  }
+
+  @Test
+  void aSoftmaxBetweenTwoProductsIsOneKernelOfABlockPerRow() {
+    // The softmax was inlined into the second product and its reductions left to rfactor: seven
+    // kernels, the combining ones a thread per row reading 256 partial results one by one, and the
+    // product a tile of 2 x 512 over 64 columns (1 thread in 8 busy): 390 us on an H100 at
+    // [1024, 64], PyTorch 25 us. Now: the product q k^T, the softmax (a block per row, its maximum
+    // and sum cross-thread), the product with v staging the softmax's tile in shared memory.
+    Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(attention(1024, 64)));
+    String trace = s.trace().toString();
+    assertThat(trace).doesNotContain("rfactor").contains("s[Softmax].bind(i, blockIdx.x)");
+    assertThat(trace).contains("s[Softmax].cache_read(shared, MatMul.local)");
+    var kernels =
+        dev.kernelgen.lower.SplitHostDevice.split(
+                dev.kernelgen.lower.Lower.lower(
+                    s, "k", dev.kernelgen.topi.OpSchedules.args(s), Target.CUDA, null))
+            .kernels();
+    assertThat(kernels).hasSize(3);
+    // Ragged: rows and the head's width that no tile divides.
+    GpuCheck.check(AutoScheduler.untuned(Target.CUDA, List.of(attention(37, 9))), Map.of());
+    GpuCheck.check(AutoScheduler.untuned(Target.OPENCL, List.of(attention(70, 20))), Map.of());
   }
 
   @Test
