@@ -24,9 +24,7 @@ import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -61,7 +59,7 @@ abstract class CLikePrinter extends CLikeExprPrinter {
       out = new StringBuilder();
       depth = 0;
       threadLoops = 0;
-      stored = storedBuffers(f.body());
+      stored = StmtVisitor.storedBuffers(f.body());
       function(f);
       if (!functions.isEmpty()) {
         functions.append('\n');
@@ -254,20 +252,6 @@ abstract class CLikePrinter extends CLikeExprPrinter {
   /** Prints statements in order (a target may print some groups of them as one). */
   void seq(List<Stmt> stmts) {
     stmts.forEach(this::stmt);
-  }
-
-  static Set<Buffer> storedBuffers(Stmt body) {
-    Set<Buffer> out = Collections.newSetFromMap(new IdentityHashMap<>());
-    new StmtVisitor() {
-      @Override
-      public void visit(Stmt s) {
-        if (s instanceof Store st) {
-          out.add(st.buffer());
-        }
-        super.visit(s);
-      }
-    }.visit(body);
-    return out;
   }
 
   /** The parameter list, comma separated, given a printer for buffers and one for scalars. */

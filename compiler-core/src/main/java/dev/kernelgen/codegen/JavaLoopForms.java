@@ -241,7 +241,7 @@ final class JavaLoopForms {
    */
   static List<Load> invariantLoads(For f) {
     Set<Buffer> stored = Collections.newSetFromMap(new IdentityHashMap<>());
-    stored.addAll(CLikePrinter.storedBuffers(f.body()));
+    stored.addAll(StmtVisitor.storedBuffers(f.body()));
     Set<Var> inner = Collections.newSetFromMap(new IdentityHashMap<>());
     inner.add(f.loopVar());
     new StmtVisitor() {

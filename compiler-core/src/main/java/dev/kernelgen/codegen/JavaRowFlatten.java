@@ -19,6 +19,7 @@ import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
+import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -104,7 +105,7 @@ final class JavaRowFlatten {
           || !isZero(r.min())
           || !r.extent().equals(p.extent())
           || !readsRowAtLoopVar(r, row)
-          || CLikePrinter.storedBuffers(r).stream().anyMatch(b -> b == row || read.contains(b))) {
+          || StmtVisitor.storedBuffers(r).stream().anyMatch(b -> b == row || read.contains(b))) {
         return null;
       }
       readers.add(r);

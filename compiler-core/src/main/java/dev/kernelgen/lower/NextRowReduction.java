@@ -96,12 +96,12 @@ final class NextRowReduction {
     Expr value = accumulated(red, m);
     if (value == null
         || !FreeVars.of(value).contains(row)
-        || !readsOnly(value, written(p.body()))) {
+        || !readsOnly(value, StmtVisitor.storedBuffers(p.body()))) {
       return null;
     }
     BinOp op = ((Binary) ((Store) red.body()).value()).op();
     Stmt rest = Seq.of(body.subList(2, body.size()));
-    if (written(rest).contains(m)) {
+    if (StmtVisitor.storedBuffers(rest).contains(m)) {
       return null;
     }
     Buffer next = new Buffer(m.name() + "_next", m.dtype(), MemoryScope.LOCAL, m.shape());
@@ -305,7 +305,7 @@ final class NextRowReduction {
   }
 
   /** Whether {@code e} reads only global memory, none of it among {@code written}. */
-  private static boolean readsOnly(Expr e, List<Buffer> written) {
+  private static boolean readsOnly(Expr e, java.util.Collection<Buffer> written) {
     boolean[] ok = {true};
     new StmtVisitor() {
       @Override
@@ -318,19 +318,5 @@ final class NextRowReduction {
       }
     }.visit(e);
     return ok[0];
-  }
-
-  private static List<Buffer> written(Stmt s) {
-    List<Buffer> out = new ArrayList<>();
-    new StmtVisitor() {
-      @Override
-      public void visit(Stmt st) {
-        if (st instanceof Store w && !out.contains(w.buffer())) {
-          out.add(w.buffer());
-        }
-        super.visit(st);
-      }
-    }.visit(s);
-    return out;
   }
 }

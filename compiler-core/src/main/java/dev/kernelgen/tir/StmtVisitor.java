@@ -1,13 +1,32 @@
 package dev.kernelgen.tir;
 
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.Range;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
  * Walks statements and their expressions; override {@link #visit(Stmt)} or {@link #visit(Expr)}.
  */
 public class StmtVisitor extends ExprVisitor {
+  /** The buffers {@code body} stores to, by identity. */
+  public static Set<Buffer> storedBuffers(Stmt body) {
+    Set<Buffer> out = Collections.newSetFromMap(new IdentityHashMap<>());
+    new StmtVisitor() {
+      @Override
+      public void visit(Stmt s) {
+        if (s instanceof Store st) {
+          out.add(st.buffer());
+        }
+        super.visit(s);
+      }
+    }.visit(body);
+    return out;
+  }
+
   public void visit(Stmt s) {
     switch (s) {
       case For f -> {
