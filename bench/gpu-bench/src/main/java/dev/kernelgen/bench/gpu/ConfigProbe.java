@@ -89,14 +89,12 @@ public final class ConfigProbe {
 
   private static Configuration parse(String text, String stage) {
     SortedMap<String, Integer> m = new TreeMap<>();
-    for (String kv : text.split(",")) {
-      String[] p = kv.trim().split("=");
-      if (p.length != 2) {
-        throw new IllegalArgumentException("'" + kv + "' is not knob=value");
-      }
-      String knob = p[0].contains(".") || p[0].equals("sketch") ? p[0] : stage + "." + p[0];
-      m.put(knob, Integer.parseInt(p[1].trim()));
-    }
+    OpsGpuBench.knobValues(text, "configuration")
+        .forEach(
+            (name, value) ->
+                m.put(
+                    name.contains(".") || name.equals("sketch") ? name : stage + "." + name,
+                    value));
     return new Configuration(m);
   }
 }

@@ -436,17 +436,24 @@ public final class OpsGpuBench {
       return OpSchedules.conv2dGpuCandidates();
     }
     for (String one : spec.split(";")) {
-      Map<String, Integer> m = new LinkedHashMap<>();
-      for (String kv : one.split(",")) {
-        String[] p = kv.trim().split("=");
-        if (p.length != 2) {
-          throw new IllegalArgumentException("--conv-configs: '" + kv + "' is not name=value");
-        }
-        m.put(p[0].trim(), Integer.parseInt(p[1].trim()));
-      }
-      out.add(m);
+      out.add(knobValues(one, "--conv-configs"));
     }
     return out;
+  }
+
+  /**
+   * Knob settings written {@code name=value,name=value}, in order; {@code what} names the source.
+   */
+  static Map<String, Integer> knobValues(String text, String what) {
+    Map<String, Integer> m = new LinkedHashMap<>();
+    for (String kv : text.split(",")) {
+      String[] p = kv.trim().split("=");
+      if (p.length != 2) {
+        throw new IllegalArgumentException(what + ": '" + kv + "' is not knob=value");
+      }
+      m.put(p[0].trim(), Integer.parseInt(p[1].trim()));
+    }
+    return m;
   }
 
   /**
