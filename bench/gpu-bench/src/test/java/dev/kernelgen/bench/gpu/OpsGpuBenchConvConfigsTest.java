@@ -35,7 +35,8 @@ class OpsGpuBenchConvConfigsTest {
   void checksOfTheDefaultSchedulesPass() {
     Optional<OpenClDevice> d = Devices.openCl();
     assumeTrue(d.isPresent(), "no OpenCL device");
-    assertThat(OpsGpuBench.checks(d.get())).hasSize(11);
+    // 11 library and generated checks, and the conv + batch norm + swish sample's two.
+    assertThat(OpsGpuBench.checks(d.get())).hasSize(13);
   }
 
   @Test
