@@ -138,6 +138,12 @@ class GpuRowReductionTest {
                     s, "k", dev.kernelgen.topi.OpSchedules.args(s), Target.CUDA, null))
             .kernels();
     assertThat(kernels).hasSize(3);
+    var tc = dev.kernelgen.codegen.NativeToolchain.fromEnvironment();
+    if (tc.findNvcc().isPresent()) {
+      String ptx =
+          tc.compilePtx(dev.kernelgen.codegen.CudaCodegen.generate(kernels, "m"), "compute_90");
+      kernels.forEach(k -> assertThat(ptx).contains(".entry " + k.name()));
+    }
     // Ragged: rows and the head's width that no tile divides.
     GpuCheck.check(AutoScheduler.untuned(Target.CUDA, List.of(attention(37, 9))), Map.of());
     GpuCheck.check(AutoScheduler.untuned(Target.OPENCL, List.of(attention(70, 20))), Map.of());
