@@ -13,6 +13,7 @@ import dev.kernelgen.te.Load;
 import dev.kernelgen.te.Select;
 import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Accumulations;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
@@ -24,7 +25,6 @@ import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -108,7 +108,7 @@ final class JavaLoopForms {
     for (Store st : stores) {
       if (!new Access(st.buffer(), st.index()).equals(acc)
           || !onlyReads(st.value(), acc)
-          || readsBuffer(st.index(), acc.buffer())) {
+          || Accumulations.reads(st.index(), acc.buffer())) {
         return null;
       }
     }
@@ -123,7 +123,7 @@ final class JavaLoopForms {
   static Access loopAccumulator(For f) {
     if (!(f.body() instanceof Store st)
         || FreeVars.uses(st.index(), f.loopVar())
-        || readsBuffer(st.index(), st.buffer())) {
+        || Accumulations.reads(st.index(), st.buffer())) {
       return null;
     }
     Access acc = new Access(st.buffer(), st.index());
@@ -167,7 +167,7 @@ final class JavaLoopForms {
         && e.value() > 0
         && e.value() <= MAX_STAGED
         && unitStride(st.index(), f.loopVar())
-        && !readsBuffer(st.value(), st.buffer())
+        && !Accumulations.reads(st.value(), st.buffer())
         && contiguousCopy(f) == null;
   }
 
@@ -332,19 +332,5 @@ final class JavaLoopForms {
       }
     }.visit(e);
     return found[0];
-  }
-
-  private static boolean readsBuffer(Expr e, Buffer b) {
-    Set<Buffer> found = new HashSet<>();
-    new ExprVisitor() {
-      @Override
-      public void visit(Expr x) {
-        if (x instanceof Load l) {
-          found.add(l.buffer());
-        }
-        super.visit(x);
-      }
-    }.visit(e);
-    return found.contains(b);
   }
 }
