@@ -37,6 +37,9 @@ public final class AnalyticPredictor implements Predictor {
 
   static final int SMS = 132;
 
+  /** What a strided row costs a streaming reduction beyond its run, in bytes (measured, Zen 4). */
+  static final double STREAM_ROW_BYTES = 256;
+
   @Override
   public double cost(Candidate c) {
     boolean gpu = c.target() == Target.CUDA || c.target() == Target.OPENCL;
@@ -75,6 +78,13 @@ public final class AnalyticPredictor implements Predictor {
       return cost;
     }
     cost /= Math.min(intensity, 4) / 4;
+    // A streaming reduction down strided rows (no reuse, accumulators in L1): a run of L bytes a
+    // row costs about L + 256 (the prefetchers do not follow a stride across pages).
+    double run = get(n, "cpu.stream_run", 0);
+    if (run > 0) {
+      cost *= (run + STREAM_ROW_BYTES) / run * Math.pow(2, get(n, "cpu.ragged", 0));
+      return cost * get(n, "cpu.waste", 1) / parallel;
+    }
     double reg = get(n, "cpu.reg_tile", 1);
     if (reg > 256) {
       cost *= (reg / 256) * (reg / 256);
