@@ -25,6 +25,7 @@
 #   bench/gpu.sh floor OUT      on the GPU machine: every library operator's untuned pick and the
 #                               sample's schedules against the naive loop nest of their own compute
 #                               (the floor), on C and CUDA, to OUT/floor.json and OUT/floor.txt
+#                               (floor and pick in 3 alternating rounds, the fastest kept; --rounds N)
 #   bench/gpu.sh tuning-cost OUT [--seconds S] [--only TEXT] [--ops NAMES] [--modes cold,warm]
 #                               [--log FILE] [--warm-from FILE] (see TuningCostBench)
 #                               on the GPU machine: matmul 2048, conv2d [32,64,56,56]x64, layer
