@@ -87,6 +87,12 @@ final class ComputeDag {
     return reusedAt(consumer, reads(s, consumer, t));
   }
 
+  /** Whether {@code consumer} reads something and reads no tensor with reuse ({@link #reuses}). */
+  static boolean readsWithoutReuse(Schedule s, Stage consumer) {
+    Map<Tensor, List<List<Expr>>> reads = readsOf(expand(s, consumer.body()));
+    return !reads.isEmpty() && reads.values().stream().noneMatch(r -> reusedAt(consumer, r));
+  }
+
   /**
    * Whether {@code consumer} reuses {@code t}, or {@code t} is an inlined stage (padding) that the
    * consumer's own body reads with reuse: staging such a tensor computes the inlined stage in the

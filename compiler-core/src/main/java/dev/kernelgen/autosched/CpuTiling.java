@@ -1,6 +1,7 @@
 package dev.kernelgen.autosched;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.IterVar;
 import java.util.ArrayList;
@@ -101,7 +102,7 @@ final class CpuTiling {
     boolean dotStrided = ComputeDag.stridedAlong(state.schedule(), local, lastReduce.var());
     long dotLength = ComputeDag.extent(lastReduce);
     List<java.util.Set<Integer>> readAxes = ComputeDag.axesOfReads(state.schedule(), local);
-    boolean streams = dotStrided && streams(local, readAxes);
+    boolean streams = streams(state.schedule(), local);
     List<Integer> packedAxes = CpuPackedTiling.candidates(state, local);
     int[] layouts = new int[2 + packedAxes.size()];
     layouts[0] = REGISTER_TILE;
@@ -224,26 +225,20 @@ final class CpuTiling {
     state.note(red, "cpu.vector_regs", rows * Math.ceil(tiles[n - 1] / 16.0));
     state.note(red, "cpu.inner_tile", tiles[n - 1]);
     if (streams) {
-      state.note(red, "cpu.stream_run", 4.0 * tiles[n - 1]);
+      state.note(red, "cpu.stream_run", (double) local.tensor().dtype().bytes() * tiles[n - 1]);
     }
   }
 
   /**
    * Whether the stage streams its inputs along a strided reduction: every element it reads is read
-   * for one output (each read indexes every data axis of more than one element), and each step of
-   * the reduction moves to another row of memory (a sum or maximum down the columns of a matrix).
-   * Registers then buy no reuse; what counts is the contiguous run a task reads per step, its
-   * innermost tile: on a 2-core Zen 4, the maxima of a [1024, 1024] matrix's columns took 90 us
-   * with tiles of 32 columns (128 bytes a row), 45 with 64, 32 with 128 and 29 with 512.
+   * for one output ({@link ComputeDag#readsWithoutReuse}), and each step of the reduction moves to
+   * another row of memory (a sum or maximum down the columns of a matrix). Registers then buy no
+   * reuse; what counts is the contiguous run a task reads per step, its innermost tile: on a 2-core
+   * Zen 4, the maxima of a [1024, 1024] matrix's columns took 90 us with tiles of 32 columns (128
+   * bytes a row), 45 with 64, 32 with 128 and 29 with 512.
    */
-  static boolean streams(Stage local, List<java.util.Set<Integer>> readAxes) {
-    for (var used : readAxes) {
-      for (int d = 0; d < local.axis().size(); d++) {
-        if (!used.contains(d) && !ComputeDag.isOne(local.axis(d))) {
-          return false;
-        }
-      }
-    }
-    return !readAxes.isEmpty();
+  static boolean streams(Schedule s, Stage local) {
+    IterVar k = local.reduceAxis(local.reduceAxis().size() - 1);
+    return ComputeDag.stridedAlong(s, local, k.var()) && ComputeDag.readsWithoutReuse(s, local);
   }
 }
