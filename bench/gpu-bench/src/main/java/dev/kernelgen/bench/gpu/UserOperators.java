@@ -38,7 +38,12 @@ final class UserOperators {
         softmaxFirstAxis(),
         sumOverBatch(),
         avgPoolByHand(),
-        permute0213());
+        permute0213(),
+        meanMiddleAxis(),
+        maxShortRows(),
+        varianceOverBatch(),
+        channelSumsNcl(),
+        outerProductRelu());
   }
 
   /** {@code gelu(bias + conv1d(x, w))}, stride 2, one zero on each side: [8, 64, 4096] x 128. */
@@ -233,5 +238,55 @@ final class UserOperators {
             a.shape(),
             (row, col) -> a.at(row, col).sub(sum(a.at(r.var(), col), r).div(4096.0)));
     return FloorBench.Op.library("user_center_columns_4096x1024", List.of(a), out);
+  }
+
+  /** The mean over the middle axis of [32, 512, 256], with the library's op. */
+  static FloorBench.Op meanMiddleAxis() {
+    Tensor x = placeholder("X", FLOAT32, 32, 512, 256);
+    return FloorBench.Op.library(
+        "user_mean_axis1_32x512x256", List.of(x), Reduction.mean(x, false, 1));
+  }
+
+  /** The maximum of each row of three, [262144, 3]: rows too short for vector lanes. */
+  static FloorBench.Op maxShortRows() {
+    Tensor x = placeholder("X", FLOAT32, 262144, 3);
+    return FloorBench.Op.library(
+        "user_max_short_rows_262144x3", List.of(x), Reduction.max(x, false, 1));
+  }
+
+  /** The variance over the batch of [64, 4096], two passes: the mean, then the squares. */
+  static FloorBench.Op varianceOverBatch() {
+    Tensor x = placeholder("X", FLOAT32, 64, 4096);
+    IterVar b = reduceAxis(64, "b");
+    Tensor mean = compute("Mean", shape(4096), j -> sum(x.at(b.var(), j), b).div(64.0));
+    IterVar b2 = reduceAxis(64, "b2");
+    Tensor var =
+        compute(
+            "Variance",
+            shape(4096),
+            j -> {
+              Expr d = x.at(b2.var(), j).sub(mean.at(j));
+              return sum(d.mul(d), b2).div(64.0);
+            });
+    return FloorBench.Op.library("user_variance_over_batch_64x4096", List.of(x), var);
+  }
+
+  /** Per-channel sums of NCL [64, 128, 512] (a batch norm's statistics over batch and length). */
+  static FloorBench.Op channelSumsNcl() {
+    Tensor x = placeholder("X", FLOAT32, 64, 128, 512);
+    return FloorBench.Op.library(
+        "user_channel_sums_ncl_64x128x512", List.of(x), Reduction.sum(x, false, 0, 2));
+  }
+
+  /** {@code relu(a_i * b_j)} over [2048] x [2048]: an outer product with an activation. */
+  static FloorBench.Op outerProductRelu() {
+    Tensor a = placeholder("A", FLOAT32, 2048);
+    Tensor b = placeholder("B", FLOAT32, 2048);
+    Tensor y =
+        compute(
+            "Outer",
+            shape(2048, 2048),
+            (i, j) -> dev.kernelgen.te.TE.maximum(a.at(i).mul(b.at(j)), 0.0));
+    return FloorBench.Op.library("user_outer_relu_2048", List.of(a, b), y);
   }
 }
