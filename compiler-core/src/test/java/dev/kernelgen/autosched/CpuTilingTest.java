@@ -130,6 +130,38 @@ class CpuTilingTest {
   }
 
   @Test
+  void rowsTooShortForLanesAreAScalarLoopPerOutputNotAGather() {
+    // The maxima of rows of three: a register tile along the rows reads them with a stride of 3
+    // (a gather per vector: 45 us at [262144, 3] on a 2-core Zen 4, its naive loop 47 us); one
+    // output at a time, the compiler vectorizes across the outputs itself (26 us).
+    Tensor x = dev.kernelgen.te.TE.placeholder("X", dev.kernelgen.te.DType.FLOAT32, 4096, 3);
+    Schedule s =
+        AutoScheduler.untuned(Target.C, List.of(dev.kernelgen.topi.Reduction.max(x, false, 1)));
+    String c =
+        dev.kernelgen.codegen.CCodegen.generate(
+            List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
+    assertThat(c).contains("float Max_local[1]").doesNotContain("omp simd");
+    // Equal to the oracle, and on a ragged row count.
+    Tensor ragged = dev.kernelgen.te.TE.placeholder("X", dev.kernelgen.te.DType.FLOAT32, 1001, 3);
+    for (Schedule t :
+        List.of(
+            s,
+            AutoScheduler.untuned(
+                Target.C, List.of(dev.kernelgen.topi.Reduction.max(ragged, false, 1))))) {
+      dev.kernelgen.testing.Check.check(
+          t,
+          OpSchedules.args(t),
+          Map.of(),
+          java.util.EnumSet.of(
+              dev.kernelgen.testing.Check.Backend.IR,
+              dev.kernelgen.testing.Check.Backend.C,
+              dev.kernelgen.testing.Check.Backend.JAVA),
+          1e-6,
+          1e-6);
+    }
+  }
+
+  @Test
   void raggedMeansAConstantExtentTheTileDoesNotDivide() {
     assertThat(CpuTiling.variesPerTile(9, 4)).isTrue();
     assertThat(CpuTiling.variesPerTile(64, 16)).isFalse();
