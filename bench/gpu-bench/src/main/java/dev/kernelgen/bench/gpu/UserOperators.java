@@ -43,7 +43,14 @@ final class UserOperators {
         maxShortRows(),
         varianceOverBatch(),
         channelSumsNcl(),
-        outerProductRelu());
+        outerProductRelu(),
+        pointwiseConv(),
+        convStride2(),
+        globalAvgPoolSmallPlanes(),
+        layerNormShortRows(),
+        softmaxShortRows(),
+        attentionScores(),
+        gemvTanh());
   }
 
   /** {@code gelu(bias + conv1d(x, w))}, stride 2, one zero on each side: [8, 64, 4096] x 128. */
@@ -288,5 +295,94 @@ final class UserOperators {
             shape(2048, 2048),
             (i, j) -> dev.kernelgen.te.TE.maximum(a.at(i).mul(b.at(j)), 0.0));
     return FloorBench.Op.library("user_outer_relu_2048", List.of(a, b), y);
+  }
+
+  /** A 1x1 convolution written as a sum over channels: [1, 256, 28, 28] x 128. */
+  static FloorBench.Op pointwiseConv() {
+    Tensor x = placeholder("X", FLOAT32, 1, 256, 28, 28);
+    Tensor w = placeholder("W", FLOAT32, 128, 256);
+    IterVar c = reduceAxis(256, "c");
+    Tensor y =
+        compute(
+            "Pointwise",
+            shape(1, 128, 28, 28),
+            (n, o, i, j) -> sum(x.at(n, c.var(), i, j).mul(w.at(o, c.var())), c));
+    return FloorBench.Op.library("user_pointwise_1x256x28x28_128", List.of(x, w), y);
+  }
+
+  /** A 3x3 convolution of stride 2 with its padding inline: [1, 64, 56, 56] x 128. */
+  static FloorBench.Op convStride2() {
+    Tensor x = placeholder("X", FLOAT32, 1, 64, 56, 56);
+    Tensor w = placeholder("W", FLOAT32, 128, 64, 3, 3);
+    IterVar c = reduceAxis(64, "c");
+    IterVar p = reduceAxis(3, "p");
+    IterVar q = reduceAxis(3, "q");
+    Tensor y =
+        compute(
+            "ConvS2",
+            shape(1, 128, 28, 28),
+            (n, o, i, j) -> {
+              Expr hi = i.mul(2).add(p.var()).sub(1);
+              Expr wi = j.mul(2).add(q.var()).sub(1);
+              Expr in =
+                  select(
+                      hi.ge(0).and(hi.lt(56)).and(wi.ge(0)).and(wi.lt(56)),
+                      x.at(n, c.var(), hi, wi),
+                      0.0);
+              return sum(in.mul(w.at(o, c.var(), p.var(), q.var())), c, p, q);
+            });
+    return FloorBench.Op.library("user_conv3x3s2_1x64x56x56_128", List.of(x, w), y);
+  }
+
+  /** Global average pooling of small planes, with the library's mean: [8, 256, 14, 14]. */
+  static FloorBench.Op globalAvgPoolSmallPlanes() {
+    Tensor x = placeholder("X", FLOAT32, 8, 256, 14, 14);
+    return FloorBench.Op.library(
+        "user_global_avg_pool_8x256x14x14", List.of(x), Reduction.mean(x, false, 2, 3));
+  }
+
+  /** Layer norm over rows of 64, with the library's op: [65536, 64]. */
+  static FloorBench.Op layerNormShortRows() {
+    Tensor x = placeholder("X", FLOAT32, 65536, 64);
+    Tensor g = placeholder("G", FLOAT32, 64);
+    Tensor b = placeholder("B", FLOAT32, 64);
+    return FloorBench.Op.library(
+        "user_layer_norm_65536x64",
+        List.of(x, g, b),
+        dev.kernelgen.topi.Nn.layerNorm(x, g, b, 1, 1e-5));
+  }
+
+  /** Softmax over rows of 16 (one vector a row), with the library's op: [65536, 16]. */
+  static FloorBench.Op softmaxShortRows() {
+    Tensor x = placeholder("X", FLOAT32, 65536, 16);
+    return FloorBench.Op.library(
+        "user_softmax_short_rows_65536x16", List.of(x), Reduction.softmax(x, 1));
+  }
+
+  /** Attention scores of 16 heads, {@code q k^T / 8}: [16, 128, 64] x [16, 128, 64]. */
+  static FloorBench.Op attentionScores() {
+    Tensor q = placeholder("Q", FLOAT32, 16, 128, 64);
+    Tensor k = placeholder("K", FLOAT32, 16, 128, 64);
+    IterVar d = reduceAxis(64, "d");
+    Tensor y =
+        compute(
+            "Scores",
+            shape(16, 128, 128),
+            (h, i, j) -> sum(q.at(h, i, d.var()).mul(k.at(h, j, d.var())), d).mul(0.125));
+    return FloorBench.Op.library("user_attention_scores_16x128x128x64", List.of(q, k), y);
+  }
+
+  /** {@code tanh(W v + b)}: a matrix-vector product with its epilogue, [4096, 1024]. */
+  static FloorBench.Op gemvTanh() {
+    Tensor w = placeholder("W", FLOAT32, 4096, 1024);
+    Tensor v = placeholder("V", FLOAT32, 1024);
+    Tensor b = placeholder("B", FLOAT32, 4096);
+    IterVar k = reduceAxis(1024, "k");
+    Tensor y =
+        compute(
+            "GemvTanh",
+            shape(4096),
+            i -> tanh(sum(w.at(i, k.var()).mul(v.at(k.var())), k).add(b.at(i))));
+    return FloorBench.Op.library("user_gemv_tanh_4096x1024", List.of(w, v, b), y);
   }
 }
