@@ -3,13 +3,16 @@ package dev.kernelgen.autosched;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.testing.Check;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.topi.OpSchedules;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -74,11 +77,26 @@ class CpuTilingTest {
     assertThat(ComputeDag.nonUnitStrideAlong(d, dlocal, dlocal.axis(3).var())).isFalse();
   }
 
+  /** The generated C of an untuned pick. */
+  private static String cSource(Schedule s) {
+    return CCodegen.generate(
+        List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
+  }
+
+  /** The pick equal to the oracle on random inputs, on the IR interpreter, C and Java. */
+  private static void matchesOracle(Schedule s, double tolerance) {
+    Check.check(
+        s,
+        OpSchedules.args(s),
+        Map.of(),
+        EnumSet.of(Check.Backend.IR, Check.Backend.C, Check.Backend.JAVA),
+        tolerance,
+        tolerance);
+  }
+
   /** The accumulator tile of the C kernel's stage {@code name}.local, in elements. */
   private static int localTile(Schedule s, String name) {
-    String c =
-        dev.kernelgen.codegen.CCodegen.generate(
-            List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
+    String c = cSource(s);
     java.util.regex.Matcher m =
         java.util.regex.Pattern.compile("float " + name + "_local\\[(\\d+)\\]").matcher(c);
     assertThat(m.find()).as("a local accumulator of %s in%n%s", name, c).isTrue();
@@ -109,17 +127,7 @@ class CpuTilingTest {
                 dev.kernelgen.te.TE.placeholder("X", dev.kernelgen.te.DType.FLOAT32, 29, 3, 1000),
                 false,
                 0))) {
-      Schedule t = AutoScheduler.untuned(Target.C, List.of(out));
-      dev.kernelgen.testing.Check.check(
-          t,
-          OpSchedules.args(t),
-          Map.of(),
-          java.util.EnumSet.of(
-              dev.kernelgen.testing.Check.Backend.IR,
-              dev.kernelgen.testing.Check.Backend.C,
-              dev.kernelgen.testing.Check.Backend.JAVA),
-          1e-5,
-          1e-5);
+      matchesOracle(AutoScheduler.untuned(Target.C, List.of(out)), 1e-5);
     }
     // A matmul reuses each element of both operands: no stream, its register tile as before.
     Tensor a = dev.kernelgen.te.TE.placeholder("A", dev.kernelgen.te.DType.FLOAT32, 64, 64);
@@ -137,10 +145,7 @@ class CpuTilingTest {
     Tensor x = dev.kernelgen.te.TE.placeholder("X", dev.kernelgen.te.DType.FLOAT32, 4096, 3);
     Schedule s =
         AutoScheduler.untuned(Target.C, List.of(dev.kernelgen.topi.Reduction.max(x, false, 1)));
-    String c =
-        dev.kernelgen.codegen.CCodegen.generate(
-            List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
-    assertThat(c).contains("float Max_local[1]").doesNotContain("omp simd");
+    assertThat(cSource(s)).contains("float Max_local[1]").doesNotContain("omp simd");
     // Equal to the oracle, and on a ragged row count.
     Tensor ragged = dev.kernelgen.te.TE.placeholder("X", dev.kernelgen.te.DType.FLOAT32, 1001, 3);
     for (Schedule t :
@@ -148,16 +153,7 @@ class CpuTilingTest {
             s,
             AutoScheduler.untuned(
                 Target.C, List.of(dev.kernelgen.topi.Reduction.max(ragged, false, 1))))) {
-      dev.kernelgen.testing.Check.check(
-          t,
-          OpSchedules.args(t),
-          Map.of(),
-          java.util.EnumSet.of(
-              dev.kernelgen.testing.Check.Backend.IR,
-              dev.kernelgen.testing.Check.Backend.C,
-              dev.kernelgen.testing.Check.Backend.JAVA),
-          1e-6,
-          1e-6);
+      matchesOracle(t, 1e-6);
     }
   }
 
