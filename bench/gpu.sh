@@ -25,7 +25,8 @@
 #   bench/gpu.sh floor OUT      on the GPU machine: every library operator's untuned pick and the
 #                               sample's schedules against the naive loop nest of their own compute
 #                               (the floor), on C and CUDA, to OUT/floor.json and OUT/floor.txt
-#                               (floor and pick in 3 alternating rounds, the fastest kept; --rounds N)
+#                               (floor and pick in 3 alternating rounds, the fastest kept; --rounds N;
+#                               --targets CUDA: without the C rows, --only TEXT: the matching rows)
 #   bench/gpu.sh tuning-cost OUT [--seconds S] [--only TEXT] [--ops NAMES] [--modes cold,warm]
 #                               [--log FILE] [--warm-from FILE] (see TuningCostBench)
 #                               on the GPU machine: matmul 2048, conv2d [32,64,56,56]x64, layer

@@ -171,6 +171,13 @@ public final class FloorBench {
     String only = onlyAt >= 0 ? args[onlyAt + 1] : null;
     int roundsAt = List.of(args).indexOf("--rounds");
     int rounds = roundsAt >= 0 ? Integer.parseInt(args[roundsAt + 1]) : 3;
+    // --targets C or CUDA: only that target's rows (the GPU host's C rows are noisy and slow).
+    int targetsAt = List.of(args).indexOf("--targets");
+    List<String> targets =
+        List.of(
+            (targetsAt >= 0 ? args[targetsAt + 1] : "C,CUDA")
+                .toUpperCase(java.util.Locale.ROOT)
+                .split(","));
     NativeToolchain tc = NativeToolchain.fromEnvironment();
     CHarnessMeasurer c = CHarnessMeasurer.fromEnvironment();
     CpuInfo cpu = CpuInfo.detect();
@@ -183,8 +190,10 @@ public final class FloorBench {
     // Every C row before the GPU is opened: with a CUDA context in this JVM, C kernels of 20 to
     // 100 us on all 16 cores of the H200's host measured 2 to 8 ms now and then (whole multiples of
     // the 2 ms scheduler tick: one of their OpenMP threads waiting behind another runnable thread).
-    table(Target.C, c, ops, rows, rounds);
-    Optional<CudaDevice> cuda = Devices.cuda();
+    if (targets.contains("C")) {
+      table(Target.C, c, ops, rows, rounds);
+    }
+    Optional<CudaDevice> cuda = targets.contains("CUDA") ? Devices.cuda() : Optional.empty();
     if (cuda.isPresent()) {
       System.out.println("gpu: " + cuda.get().name());
       try (DeviceMeasurer m =
