@@ -62,13 +62,15 @@ class ReductionChainGpuTest {
       for (Target t : List.of(Target.CUDA, Target.OPENCL)) {
         Schedule s = AutoScheduler.untuned(t, List.of(out));
         var dm = SplitHostDevice.split(Lower.lower(s, "chain", OpSchedules.args(s), t, null));
-        assertThat(dm.kernels()).as(out.name() + " " + t).hasSizeGreaterThanOrEqualTo(3);
+        // The variance's mean is computed in the variance's kernel (see below): two kernels.
+        int kernels = out.name().equals("Total") ? 2 : 3;
+        assertThat(dm.kernels()).as(out.name() + " " + t).hasSize(kernels);
         assertThat(dm.temporaries()).as(out.name()).hasSize(dm.kernels().size() - 1);
         String src =
             t == Target.CUDA
                 ? CudaCodegen.generate(dm.kernels(), "m")
                 : OpenClCodegen.generate(dm.kernels(), "m");
-        assertThat(src).contains("chain_k2");
+        assertThat(src).contains("chain_k" + (kernels - 1));
       }
     }
   }
@@ -89,7 +91,51 @@ class ReductionChainGpuTest {
       var dm =
           SplitHostDevice.split(Lower.lower(s, "chain", OpSchedules.args(s), Target.CUDA, null));
       String ptx = tc.compilePtx(CudaCodegen.generate(dm.kernels(), "m"), "compute_90");
-      assertThat(ptx).contains(".entry chain_k2");
+      assertThat(ptx).contains(".entry " + dm.kernels().getLast().name());
     }
+  }
+
+  /** A two-pass variance over the batch, as a user writes it: the mean, then the squares. */
+  static Tensor varianceOverBatch(long batch, long n) {
+    Tensor x = TE.placeholder("X", DType.FLOAT32, batch, n);
+    IterVar b = TE.reduceAxis(batch, "b");
+    Tensor mean =
+        TE.compute("Mean", TE.shape(n), j -> TE.sum(x.at(b.var(), j), b).div((double) batch));
+    IterVar b2 = TE.reduceAxis(batch, "b2");
+    return TE.compute(
+        "Variance",
+        TE.shape(n),
+        j -> {
+          var d = x.at(b2.var(), j).sub(mean.at(j));
+          return TE.sum(d.mul(d), b2).div((double) batch);
+        });
+  }
+
+  @Test
+  void aReductionReadAtItsReadersOwnIndexIsComputedInTheReadersThread() {
+    // It had a kernel of its own whose result the next kernel read back: 3.2 us against the naive
+    // kernel's 2.6 us at [64, 4096] on an H100.
+    for (Target t : List.of(Target.CUDA, Target.OPENCL)) {
+      for (long[] shape : new long[][] {{64, 4096}, {37, 1000}, {5, 3}}) {
+        Schedule s = AutoScheduler.untuned(t, List.of(varianceOverBatch(shape[0], shape[1])));
+        assertThat(s.trace().toString())
+            .contains("s[Mean_sum].set_scope(local)")
+            .contains("s[Mean_sum].compute_at(Variance,");
+        var dm = SplitHostDevice.split(Lower.lower(s, "var", OpSchedules.args(s), t, null));
+        assertThat(dm.kernels()).hasSize(1);
+        GpuCheck.check(s, Map.of());
+      }
+    }
+    // Read at another index (each output reads its neighbour's sum), it keeps a kernel of its own.
+    Tensor x = TE.placeholder("X", DType.FLOAT32, 16, 100);
+    IterVar b = TE.reduceAxis(16, "b");
+    Tensor sums = TE.compute("Sums", TE.shape(100), j -> TE.sum(x.at(b.var(), j), b));
+    IterVar b2 = TE.reduceAxis(16, "b2");
+    Tensor shifted =
+        TE.compute(
+            "Shifted", TE.shape(99), j -> TE.sum(x.at(b2.var(), j).mul(sums.at(j.add(1))), b2));
+    Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(shifted));
+    assertThat(s.trace().toString()).doesNotContain("s[Sums].compute_at");
+    GpuCheck.check(s, Map.of());
   }
 }
