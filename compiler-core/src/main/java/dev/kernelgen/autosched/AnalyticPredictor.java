@@ -128,16 +128,16 @@ public final class AnalyticPredictor implements Predictor {
 
   /**
    * A row reduction over {@code rows} rows of {@code length} elements: by {@code threads} threads
-   * per row (a block each, with cross-thread reductions), or with 1, a thread per row and {@code
-   * perBlock} rows per block. Time per element relative to streaming the rows at full bandwidth:
-   * the machine needs about {@value #SM_THREADS} resident threads per SM; a thread per row reads
-   * its row with a stride between neighbouring threads (uncoalesced: a sector per element); the
-   * threads of a block beyond the row's length idle; the rows staged in shared memory ({@code
-   * sharedBytes} a block) can limit the blocks an SM holds; and each all-reduce across the block is
-   * a tree of log2(threads) barrier steps, paid once per row against the row's elements per thread.
-   * Where the rows are {@code strided} (a reduction over NCHW's channels: neighbouring rows are
-   * neighbouring words), it is the other way round: a thread per row reads coalesced, and a block's
-   * threads along one row read a sector per element.
+   * per row (a block each, with cross-thread reductions; below a warp, {@code perBlock} rows a
+   * block), or with 1, a thread per row and {@code perBlock} rows per block. Time per element
+   * relative to streaming the rows at full bandwidth: the machine needs about {@value #SM_THREADS}
+   * resident threads per SM; a thread per row reads its row with a stride between neighbouring
+   * threads (uncoalesced: a sector per element); the threads of a block beyond the row's length
+   * idle; the rows staged in shared memory ({@code sharedBytes} a block) can limit the blocks an SM
+   * holds; and each all-reduce across the block is a tree of log2(threads) barrier steps, paid once
+   * per row against the row's elements per thread. Where the rows are {@code strided} (a reduction
+   * over NCHW's channels: neighbouring rows are neighbouring words), it is the other way round: a
+   * thread per row reads coalesced, and a block's threads along one row read a sector per element.
    */
   static double rowCost(
       double rows,
@@ -154,16 +154,26 @@ public final class AnalyticPredictor implements Predictor {
       return stride * Math.max(1, 32 / perBlock) / busy;
     }
     // Blocks resident per SM: limited by threads, blocks and the shared memory each one takes
-    // (the staged rows and the all-reduce's slots).
-    double blocks = Math.min(SM_BLOCKS, Math.floor(SM_THREADS / threads));
-    blocks = Math.max(1, Math.min(blocks, Math.floor(SM_SHARED / (sharedBytes + 4 * threads))));
-    double resident = Math.min(SM_THREADS, blocks * threads);
+    // (the staged rows and the all-reduce's slots). Below a warp per row, a block holds perBlock
+    // rows.
+    double blockThreads = threads * (threads < GpuRowReduction.WARP ? perBlock : 1);
+    double blocks = Math.min(SM_BLOCKS, Math.floor(SM_THREADS / blockThreads));
+    blocks =
+        Math.max(1, Math.min(blocks, Math.floor(SM_SHARED / (sharedBytes + 4 * blockThreads))));
+    double resident = Math.min(SM_THREADS, blocks * blockThreads);
     double busy = Math.min(resident / SM_THREADS, rows * threads / (SMS * (double) SM_THREADS));
     double perThread = Math.ceil(length / threads);
     double idle = perThread * threads / length;
     double tree = 0.1 * (Math.log(threads) / Math.log(2)) / perThread;
-    return (idle / busy + tree) * (strided ? sectorPerElement : 1);
+    // The passes over a row (each reduction, then the output) read it again: from shared memory
+    // where it is staged, from L1 where the rows an SM holds fit in it, else from L2.
+    double residentRows = resident / threads;
+    double again = sharedBytes == 0 && residentRows * 4 * length > L1_BYTES ? 1.2 : 1;
+    return again * (idle / busy + tree) * (strided ? sectorPerElement : 1);
   }
+
+  /** The L1 data cache an SM has beside the shared memory its blocks take, about. */
+  static final double L1_BYTES = 128 * 1024;
 
   /**
    * A reduction of fewer steps than this per output element (a pooling window, a depthwise filter)
@@ -227,17 +237,13 @@ public final class AnalyticPredictor implements Predictor {
   private static double gpu(Map<String, Double> n) {
     double cost = 1;
     if (n.containsKey("gpu.row_threads")) {
-      // A block per row that does not stage its rows in shared memory reads them once per pass.
-      double unstaged =
-          get(n, "gpu.row_threads", 1) > 1 && get(n, "gpu.row_staged", 0) == 0 ? 1.2 : 1;
-      return unstaged
-          * rowCost(
-              get(n, "gpu.row_blocks", 1) * get(n, "gpu.rows_per_block", 1),
-              get(n, "gpu.row_length", 1),
-              get(n, "gpu.row_threads", 1),
-              get(n, "gpu.rows_per_block", 32),
-              get(n, "gpu.row_staged_bytes", 0),
-              get(n, "gpu.row_strided", 0) > 0);
+      return rowCost(
+          get(n, "gpu.row_blocks", 1) * get(n, "gpu.rows_per_block", 1),
+          get(n, "gpu.row_length", 1),
+          get(n, "gpu.row_threads", 1),
+          get(n, "gpu.rows_per_block", 32),
+          get(n, "gpu.row_staged_bytes", 0),
+          get(n, "gpu.row_strided", 0) > 0);
     }
     double threads = get(n, "gpu.threads", get(n, "threads", 256));
     if (threads < 128) {

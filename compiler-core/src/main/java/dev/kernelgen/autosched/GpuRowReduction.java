@@ -17,6 +17,9 @@ import java.util.Set;
  * <ul>
  *   <li>{@code 1}: a thread per row, knob {@code rows_per_block} rows per block (short rows, many
  *       rows);
+ *   <li>{@code 2..16}: that many threads per row, the rows of a block of {@value #SUB_WARP_BLOCK}
+ *       threads on {@code threadIdx.y} (a row within a warp: rows of 16 to 64 elements, many rows,
+ *       as PyTorch's warp softmax has them), reduced as below by each row's threads;
  *   <li>{@code 32..1024}: a block per row of that many threads; each reduction of the group splits
  *       its (fused) reduce axes by the thread count and binds the inner part to {@code
  *       threadIdx.x}, a {@linkplain dev.kernelgen.schedule.CrossThread cross-thread reduction}
@@ -33,7 +36,31 @@ final class GpuRowReduction {
   /** The knob of threads per row: 1 is a thread per row. */
   static final String THREADS = "threads_per_row";
 
-  private static final int[] THREAD_CHOICES = {1, 32, 64, 128, 256, 512, 1024};
+  private static final int[] THREAD_CHOICES = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+
+  /** Threads of a warp: fewer threads per row than this share a block with other rows. */
+  static final int WARP = 32;
+
+  /** The threads of a block of several rows (threads per row below {@value #WARP}). */
+  static final int SUB_WARP_BLOCK = 256;
+
+  /**
+   * The rows of a block of {@code threads} threads per row: one for a block per row; below a warp,
+   * the largest power of two up to {@value #SUB_WARP_BLOCK} / {@code threads} that divides the row
+   * count (a ragged last block would leave some rows of threads out of the all-reduce's barriers),
+   * one where the count is symbolic.
+   */
+  static int rowsPerBlock(double rows, int threads) {
+    if (threads >= WARP || rows <= 0 || rows != Math.rint(rows) || rows >= 1L << 53) {
+      return 1;
+    }
+    long n = (long) rows;
+    int r = SUB_WARP_BLOCK / threads;
+    while (r > 1 && n % r != 0) {
+      r /= 2;
+    }
+    return r;
+  }
 
   /**
    * Schedules the anchor's loops ({@code rowAxes} first, then {@code rest}): where the group's
@@ -74,6 +101,17 @@ final class GpuRowReduction {
       col = anchor.fuse(col, a);
     }
     Stage.Split sc = anchor.split(col, threads);
+    if (threads < WARP) {
+      int perRowBlock = rowsPerBlock(constantRows(rowAxes), threads);
+      Stage.Split sr = anchor.split(fused, perRowBlock);
+      anchor.reorder(sr.outer(), sr.inner(), sc.inner(), sc.outer());
+      anchor.bind(sr.outer(), ThreadTag.BLOCK_X);
+      anchor.bind(sr.inner(), ThreadTag.THREAD_Y);
+      anchor.bind(sc.inner(), ThreadTag.THREAD_X);
+      state.note(anchor, "gpu.row_blocks", Math.ceil(rows / perRowBlock));
+      state.note(anchor, "gpu.rows_per_block", perRowBlock);
+      return new Placement(sc.inner(), threads, constantLength(rest));
+    }
     anchor.reorder(fused, sc.inner(), sc.outer());
     anchor.bind(fused, ThreadTag.BLOCK_X);
     anchor.bind(sc.inner(), ThreadTag.THREAD_X);
@@ -104,7 +142,9 @@ final class GpuRowReduction {
       Stage.Split sk = r.split(k, threads);
       r.bind(sk.inner(), ThreadTag.THREAD_X);
     }
-    if (stage == 0) {
+    // Rows shorter than a warp are read through L1 (and a row buffer of several rows per block is
+    // not one of a row): not staged.
+    if (stage == 0 || threads < WARP) {
       return;
     }
     Schedule s = state.schedule();
@@ -169,6 +209,13 @@ final class GpuRowReduction {
     return out;
   }
 
+  /**
+   * The number of rows: the product of the row axes' constant extents, -1 where one is symbolic.
+   */
+  private static double constantRows(List<IterVar> rowAxes) {
+    return constantLength(rowAxes);
+  }
+
   /** The product of the constant extents of {@code axes}; -1 where one is symbolic. */
   private static long constantLength(List<IterVar> axes) {
     long n = 1;
@@ -220,9 +267,13 @@ final class GpuRowReduction {
     int best = THREAD_CHOICES[0];
     double bestCost = Double.MAX_VALUE;
     for (int t : THREAD_CHOICES) {
+      if (strided && t > 1 && t < WARP) {
+        continue; // neighbouring threads of a row would read words a row apart
+      }
       // As the default stages the row where it fits: one input of 4-byte elements, typically.
-      double staged = length * 4 <= MAX_STAGED_BYTES ? length * 4 : 0;
-      double c = AnalyticPredictor.rowCost(rows, length, t, 64, staged, strided);
+      double staged = t >= WARP && length * 4 <= MAX_STAGED_BYTES ? length * 4 : 0;
+      double perBlock = t == 1 ? 64 : rowsPerBlock(rows, t);
+      double c = AnalyticPredictor.rowCost(rows, length, t, perBlock, staged, strided);
       if (c < bestCost) {
         bestCost = c;
         best = t;
@@ -232,10 +283,10 @@ final class GpuRowReduction {
     out[0] = best;
     int n = 1;
     for (int t : THREAD_CHOICES) {
-      if (t != best) {
+      if (t != best && !(strided && t > 1 && t < WARP)) {
         out[n++] = t;
       }
     }
-    return out;
+    return java.util.Arrays.copyOf(out, n);
   }
 }

@@ -32,6 +32,10 @@ import java.util.List;
  * The steps are sequential statements over the same shared array, so {@link InsertBarriers} puts a
  * barrier between each two; they run in every thread of the block, with the stage's data loops
  * (uniform across threads) around them.
+ *
+ * <p>Where the consumer spreads several rows over another thread index of the block ({@code
+ * threadIdx.y}: a few threads per row, several rows per block, as for softmax over rows of 16), the
+ * array has a row of slots per such thread, and each row of threads combines its own.
  */
 final class AllReduce {
   private AllReduce() {}
@@ -54,20 +58,41 @@ final class AllReduce {
     String tag = s.attr(kt).threadTag();
     checkSameThreads(s, kt, tag, threads, b);
     Var t = b.loopVar(kt);
-    Tensor red = TE.placeholder(s.name() + "_red", s.tensor().dtype(), threads);
+    // The consumer's other thread indices (rows of the block): a row of slots for each.
+    List<Expr> rowIndex = new ArrayList<>();
+    List<Range> ranges = new ArrayList<>();
+    List<Long> shape = new ArrayList<>();
+    for (IterVar other : otherThreads(s, tag)) {
+      Expr e = b.extent(other);
+      UserError.check(
+          e instanceof IntImm,
+          "cross-thread reduction '%s': its consumer's thread index %s (loop '%s') has extent %s;"
+              + " the rows of a block need a constant thread count",
+          s.name(),
+          s.attachStage().attr(other).threadTag(),
+          other.name(),
+          e.show());
+      rowIndex.add(b.loopVar(other));
+      ranges.add(Range.of(0, ((IntImm) e).value()));
+      shape.add(((IntImm) e).value());
+    }
+    shape.add((long) threads);
+    ranges.add(Range.of(0, threads));
+    Tensor red = TE.placeholder(s.name() + "_red", s.tensor().dtype(), shape.toArray());
+    // A step may wait on a warp barrier only where each row of threads lies within one warp.
+    boolean rowsInWarps = rowIndex.isEmpty() || threads % WARP == 0 || WARP % threads == 0;
     List<Stmt> steps = new ArrayList<>();
-    steps.add(thread(t, threads, tag, new ProducerStore(red, List.of(t), read(s, index))));
+    steps.add(thread(t, threads, tag, new ProducerStore(red, at(rowIndex, t), read(s, index))));
     int p = Integer.highestOneBit(threads);
     if (p != threads) {
-      addStep(steps, step(r, red, t, threads, tag, p, threads - p), threads);
+      addStep(steps, step(r, red, rowIndex, t, threads, tag, p, threads - p), threads, rowsInWarps);
     }
     for (int half = p / 2; half >= 1; half /= 2) {
-      addStep(steps, step(r, red, t, threads, tag, half, half), 2 * half);
+      addStep(steps, step(r, red, rowIndex, t, threads, tag, half, half), 2 * half, rowsInWarps);
     }
-    Expr total = TensorRead.of(red, List.of(IntImm.like(t, 0)));
+    Expr total = TensorRead.of(red, at(rowIndex, IntImm.like(t, 0)));
     steps.add(thread(t, threads, tag, new ProducerStore(s.tensor(), index, total)));
-    Stmt stmt =
-        new ProducerRealize(red, List.of(Range.of(0, threads)), MemoryScope.SHARED, Seq.of(steps));
+    Stmt stmt = new ProducerRealize(red, ranges, MemoryScope.SHARED, Seq.of(steps));
     for (int k = leaves.size() - 1; k >= 0; k--) {
       IterVar leaf = leaves.get(k);
       if (!leaf.isReduce()) {
@@ -84,8 +109,8 @@ final class AllReduce {
    * barrier would hold every warp of the block); otherwise {@link InsertBarriers} puts a block
    * barrier before it.
    */
-  private static void addStep(List<Stmt> steps, Stmt step, int reads) {
-    if (reads <= WARP) {
+  private static void addStep(List<Stmt> steps, Stmt step, int reads, boolean rowsInWarps) {
+    if (reads <= WARP && rowsInWarps) {
       steps.add(Barrier.warp());
     }
     steps.add(step);
@@ -123,12 +148,45 @@ final class AllReduce {
   /** Threads of a warp. */
   static final int WARP = 32;
 
-  /** {@code red[t] = red[t] (+) red[t + stride]} for the threads {@code t < active}. */
+  /**
+   * The leaves of the consumer, down to where {@code s} is computed, bound to a thread index other
+   * than the reduction's {@code tag}.
+   */
+  private static List<IterVar> otherThreads(Stage s, String tag) {
+    List<IterVar> out = new ArrayList<>();
+    Stage parent = s.attachStage();
+    for (IterVar leaf : parent.leafIterVars()) {
+      String other = parent.attr(leaf).threadTag();
+      if (other != null && other.startsWith("threadIdx.") && !other.equals(tag)) {
+        out.add(leaf);
+      }
+      if (leaf == s.attachIterVar()) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** The slot of thread {@code t} in the row {@code rowIndex}. */
+  private static List<Expr> at(List<Expr> rowIndex, Expr t) {
+    List<Expr> out = new ArrayList<>(rowIndex);
+    out.add(t);
+    return out;
+  }
+
+  /** {@code red[.., t] = red[.., t] (+) red[.., t + stride]} for the threads {@code t < active}. */
   private static Stmt step(
-      Reduce r, Tensor red, Var t, int threads, String tag, int stride, int active) {
-    Expr other = TensorRead.of(red, List.of(t.add(IntImm.like(t, stride))));
-    Expr mine = TensorRead.of(red, List.of(t));
-    Stmt store = new ProducerStore(red, List.of(t), r.combiner().apply(mine, other));
+      Reduce r,
+      Tensor red,
+      List<Expr> rowIndex,
+      Var t,
+      int threads,
+      String tag,
+      int stride,
+      int active) {
+    Expr other = TensorRead.of(red, at(rowIndex, t.add(IntImm.like(t, stride))));
+    Expr mine = TensorRead.of(red, at(rowIndex, t));
+    Stmt store = new ProducerStore(red, at(rowIndex, t), r.combiner().apply(mine, other));
     return thread(t, threads, tag, IfThenElse.of(t.lt(IntImm.like(t, active)), store));
   }
 
