@@ -102,7 +102,7 @@ final class GpuRowReduction {
     }
     Stage.Split sc = anchor.split(col, threads);
     if (threads < WARP) {
-      int perRowBlock = rowsPerBlock(constantRows(rowAxes), threads);
+      int perRowBlock = rowsPerBlock(constantLength(rowAxes), threads);
       Stage.Split sr = anchor.split(fused, perRowBlock);
       anchor.reorder(sr.outer(), sr.inner(), sc.inner(), sc.outer());
       anchor.bind(sr.outer(), ThreadTag.BLOCK_X);
@@ -207,13 +207,6 @@ final class GpuRowReduction {
       }
     }
     return out;
-  }
-
-  /**
-   * The number of rows: the product of the row axes' constant extents, -1 where one is symbolic.
-   */
-  private static double constantRows(List<IterVar> rowAxes) {
-    return constantLength(rowAxes);
   }
 
   /** The product of the constant extents of {@code axes}; -1 where one is symbolic. */

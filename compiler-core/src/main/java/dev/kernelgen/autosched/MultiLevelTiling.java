@@ -1,7 +1,10 @@
 package dev.kernelgen.autosched;
 
+import dev.kernelgen.schedule.AttachType;
+import dev.kernelgen.schedule.CrossThread;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Tensor;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,10 +106,9 @@ final class MultiLevelTiling implements SketchRule {
     Stage r = readers.iterator().next();
     if (!r.hasReduction()
         || !state.isDone(r)
-        || r.attachType() != dev.kernelgen.schedule.AttachType.SCOPE
-        || r.attachIterVar() == null
-        || dev.kernelgen.schedule.CrossThread.threadReduceLeaf(r) != null
-        || r.scope() != dev.kernelgen.te.MemoryScope.LOCAL) {
+        || r.attachType() != AttachType.SCOPE
+        || CrossThread.threadReduceLeaf(r) != null
+        || r.scope() != MemoryScope.LOCAL) {
       return null;
     }
     String tag = r.attachStage().attr(r.attachIterVar()).threadTag();
@@ -131,7 +133,7 @@ final class MultiLevelTiling implements SketchRule {
     Stage c = readers.iterator().next();
     if (c.hasReduction()
         || state.isDone(c)
-        || c.attachType() != dev.kernelgen.schedule.AttachType.ROOT
+        || c.attachType() != AttachType.ROOT
         || !ComputeDag.readsElementwise(state.schedule(), c, red.tensor())) {
       return null;
     }

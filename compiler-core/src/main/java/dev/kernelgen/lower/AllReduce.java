@@ -2,6 +2,7 @@ package dev.kernelgen.lower;
 
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
@@ -79,8 +80,12 @@ final class AllReduce {
     shape.add((long) threads);
     ranges.add(Range.of(0, threads));
     Tensor red = TE.placeholder(s.name() + "_red", s.tensor().dtype(), shape.toArray());
-    // A step may wait on a warp barrier only where each row of threads lies within one warp.
-    boolean rowsInWarps = rowIndex.isEmpty() || threads % WARP == 0 || WARP % threads == 0;
+    // A step may wait on a warp barrier only where each row of threads lies within one warp: the
+    // reduction's threads are the block's innermost index, a warp a whole number of rows or a row
+    // a whole number of warps.
+    boolean rowsInWarps =
+        rowIndex.isEmpty()
+            || tag.equals(ThreadTag.THREAD_X) && (threads % WARP == 0 || WARP % threads == 0);
     List<Stmt> steps = new ArrayList<>();
     steps.add(thread(t, threads, tag, new ProducerStore(red, at(rowIndex, t), read(s, index))));
     int p = Integer.highestOneBit(threads);
