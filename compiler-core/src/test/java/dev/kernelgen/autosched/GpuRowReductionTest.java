@@ -204,6 +204,14 @@ class GpuRowReductionTest {
       assertThat(s.trace().toString()).contains("threadIdx.x").doesNotContain("cache_read");
       GpuCheck.check(s, Map.of(m, 5L, n, 300L));
       GpuCheck.check(s, Map.of(m, 2L, n, 7L));
+      // Below a warp per row, a symbolic row count gets one row per block.
+      ConfigSpaceHolder h = new ConfigSpaceHolder(out);
+      Map<String, Integer> v = new TreeMap<>(h.defaults);
+      v.put(h.threadsKnob, 8);
+      Schedule few = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+      assertThat(few.trace().toString()).contains("threadIdx.y");
+      GpuCheck.check(few, Map.of(m, 5L, n, 300L));
+      GpuCheck.check(few, Map.of(m, 3L, n, 7L));
     }
   }
 
