@@ -179,8 +179,7 @@ public final class AnalyticPredictor implements Predictor {
       // 25.4, 14.1, 11.9 us; over [16384, 1024], 16 threads 114 us against 53 for a block of 64).
       double fill = Math.min(resident / SM_THREADS, Math.min(2, waves) / 2);
       double chain = 0.05 * perThread;
-      double reduce = (0.1 * (Math.log(threads) / Math.log(2)) + 0.5) / perThread;
-      return again * (idle / fill + reduce + chain) * layout;
+      return again * (idle / fill + tree + 0.5 / perThread + chain) * layout;
     }
     return again * (idle / busy + tree) * layout;
   }

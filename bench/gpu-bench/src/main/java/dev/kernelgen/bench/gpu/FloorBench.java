@@ -35,6 +35,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -175,9 +176,7 @@ public final class FloorBench {
     int targetsAt = List.of(args).indexOf("--targets");
     List<String> targets =
         List.of(
-            (targetsAt >= 0 ? args[targetsAt + 1] : "C,CUDA")
-                .toUpperCase(java.util.Locale.ROOT)
-                .split(","));
+            (targetsAt >= 0 ? args[targetsAt + 1] : "C,CUDA").toUpperCase(Locale.ROOT).split(","));
     NativeToolchain tc = NativeToolchain.fromEnvironment();
     CHarnessMeasurer c = CHarnessMeasurer.fromEnvironment();
     CpuInfo cpu = CpuInfo.detect();
