@@ -79,7 +79,8 @@ final class GpuRowReduction {
       length *= size(a);
     }
     boolean strided = stridedRows(anchor, rowAxes);
-    int threads = state.knob(anchor, THREADS, choices(rows, length, strided));
+    long constantRows = constantLength(rowAxes);
+    int threads = state.knob(anchor, THREADS, choices(rows, constantRows, length, strided));
     int perBlock = state.knob(anchor, "rows_per_block", 64, 32, 128, 256);
     IterVar fused = rowAxes.get(0);
     for (IterVar a : rowAxes.subList(1, rowAxes.size())) {
@@ -102,7 +103,7 @@ final class GpuRowReduction {
     }
     Stage.Split sc = anchor.split(col, threads);
     if (threads < WARP) {
-      int perRowBlock = rowsPerBlock(constantLength(rowAxes), threads);
+      int perRowBlock = rowsPerBlock(constantRows, threads);
       Stage.Split sr = anchor.split(fused, perRowBlock);
       anchor.reorder(sr.outer(), sr.inner(), sc.inner(), sc.outer());
       anchor.bind(sr.outer(), ThreadTag.BLOCK_X);
@@ -255,8 +256,12 @@ final class GpuRowReduction {
     return false;
   }
 
-  /** The thread choices, the one the predictor ranks first on this shape first. */
-  private static int[] choices(double rows, double length, boolean strided) {
+  /**
+   * The thread choices, the one the predictor ranks first on this shape first ({@code rows} with
+   * symbolic extents assumed, {@code constantRows} -1 where one is symbolic: below a warp, a block
+   * of one row).
+   */
+  private static int[] choices(double rows, long constantRows, double length, boolean strided) {
     int best = THREAD_CHOICES[0];
     double bestCost = Double.MAX_VALUE;
     for (int t : THREAD_CHOICES) {
@@ -265,7 +270,7 @@ final class GpuRowReduction {
       }
       // As the default stages the row where it fits: one input of 4-byte elements, typically.
       double staged = t >= WARP && length * 4 <= MAX_STAGED_BYTES ? length * 4 : 0;
-      double perBlock = t == 1 ? 64 : rowsPerBlock(rows, t);
+      double perBlock = t == 1 ? 64 : rowsPerBlock(constantRows, t);
       double c = AnalyticPredictor.rowCost(rows, length, t, perBlock, staged, strided);
       if (c < bestCost) {
         bestCost = c;
