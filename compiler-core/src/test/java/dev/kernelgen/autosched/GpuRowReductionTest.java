@@ -236,6 +236,19 @@ class GpuRowReductionTest {
         GpuCheck.check(s, Map.of());
       }
     }
+    // Below a warp per row: two row axes fused (softmax over the last axis of [6, 8, 19]), and two
+    // axes in a row (the layer norm over [5, 7], three rows: one a block).
+    Tensor y = placeholder("Y", FLOAT32, 6, 8, 19);
+    for (Tensor out : List.of(Reduction.softmax(y, 2), Nn.layerNorm(x, g, b, 2, 1e-5))) {
+      for (int threads : new int[] {4, 16}) {
+        ConfigSpaceHolder h = new ConfigSpaceHolder(out);
+        Map<String, Integer> v = new TreeMap<>(h.defaults);
+        v.put(h.threadsKnob, threads);
+        Schedule s = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+        assertThat(s.trace().toString()).contains("threadIdx.y");
+        GpuCheck.check(s, Map.of());
+      }
+    }
   }
 
   @Test
@@ -245,7 +258,7 @@ class GpuRowReductionTest {
         tc.findNvcc().isPresent(), "nvcc not found on PATH or in /usr/local/cuda/bin: skipped");
     List<dev.kernelgen.tir.PrimFunc> all = new java.util.ArrayList<>();
     int k = 0;
-    for (long[] shape : new long[][] {{4096, 4096}, {16384, 1024}}) {
+    for (long[] shape : new long[][] {{4096, 4096}, {16384, 1024}, {65536, 16}, {65536, 64}}) {
       for (String op : List.of("softmax", "layer_norm")) {
         Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(of(op, shape[0], shape[1])));
         all.addAll(
