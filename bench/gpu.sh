@@ -34,7 +34,8 @@
 #                               only, each searched S s (default 60) with a cold and a warm
 #                               (transfer) cost model: untuned, best, trials and seconds to 90%
 #   bench/gpu.sh probe OUT OPERATOR CONFIG...  on the GPU machine: times the given knob settings of
-#                               one of TuningCostBench's operators' generated schedules (ConfigProbe)
+#                               one of TuningCostBench's or FloorBench's operators' generated
+#                               schedules (ConfigProbe; sketch=1 is the floor's naive kernel)
 #   bench/gpu.sh sanitize OUT   on the GPU machine: compute-sanitizer memcheck and racecheck over
 #                               every seed kernel, every library operator's GPU schedules (each
 #                               one's default and the explicit matmul / conv2d / softmax ones) and
