@@ -26,8 +26,9 @@ import java.util.TreeSet;
  *   <li>CPU: the row loops (two outer ones fused) run in parallel; the anchor's innermost loop is
  *       vectorized; a long sum, product, min or max runs in vector lanes.
  *   <li>GPU ({@link GpuRowReduction}): a thread per row, knob {@code rows_per_block} rows per
- *       block, or a block per row whose threads share the row and each reduction of the group
- *       (cross-thread reductions), by knob {@code threads_per_row}.
+ *       block; a few threads per row (2 to 16), the rows of a block on {@code threadIdx.y}; or a
+ *       block per row; the threads of a row share it and each reduction of the group (cross-thread
+ *       reductions), by knob {@code threads_per_row}.
  * </ul>
  */
 final class RowReduction implements SketchRule {
