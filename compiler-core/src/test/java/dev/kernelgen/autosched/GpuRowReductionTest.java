@@ -205,10 +205,7 @@ class GpuRowReductionTest {
       GpuCheck.check(s, Map.of(m, 5L, n, 300L));
       GpuCheck.check(s, Map.of(m, 2L, n, 7L));
       // Below a warp per row, a symbolic row count gets one row per block.
-      ConfigSpaceHolder h = new ConfigSpaceHolder(out);
-      Map<String, Integer> v = new TreeMap<>(h.defaults);
-      v.put(h.threadsKnob, 8);
-      Schedule few = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+      Schedule few = withThreads(out, 8);
       assertThat(few.trace().toString()).contains("threadIdx.y");
       GpuCheck.check(few, Map.of(m, 5L, n, 300L));
       GpuCheck.check(few, Map.of(m, 3L, n, 7L));
@@ -225,10 +222,7 @@ class GpuRowReductionTest {
     Tensor b = placeholder("B", FLOAT32, 5, 7);
     for (Tensor out : List.of(Reduction.softmax(a, 0), Nn.layerNorm(x, g, b, 2, 1e-5))) {
       for (int threads : new int[] {32, 64}) {
-        ConfigSpaceHolder h = new ConfigSpaceHolder(out);
-        Map<String, Integer> v = new TreeMap<>(h.defaults);
-        v.put(h.threadsKnob, threads);
-        Schedule s = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+        Schedule s = withThreads(out, threads);
         // The output's loop over the row and both reductions bound to the row's threads.
         assertThat(s.trace().toString().split("threadIdx.x", -1).length - 1)
             .as(s.trace().toString())
@@ -241,10 +235,7 @@ class GpuRowReductionTest {
     Tensor y = placeholder("Y", FLOAT32, 6, 8, 19);
     for (Tensor out : List.of(Reduction.softmax(y, 2), Nn.layerNorm(x, g, b, 2, 1e-5))) {
       for (int threads : new int[] {4, 16}) {
-        ConfigSpaceHolder h = new ConfigSpaceHolder(out);
-        Map<String, Integer> v = new TreeMap<>(h.defaults);
-        v.put(h.threadsKnob, threads);
-        Schedule s = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+        Schedule s = withThreads(out, threads);
         assertThat(s.trace().toString()).contains("threadIdx.y");
         GpuCheck.check(s, Map.of());
       }
@@ -281,6 +272,14 @@ class GpuRowReductionTest {
   }
 
   /** The default configuration of an operator's space and the name of its threads knob. */
+  /** The generated CUDA schedule of {@code out} at its defaults but {@code threads} per row. */
+  private static Schedule withThreads(Tensor out, int threads) {
+    ConfigSpaceHolder h = new ConfigSpaceHolder(out);
+    Map<String, Integer> v = new TreeMap<>(h.defaults);
+    v.put(h.threadsKnob, threads);
+    return AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
+  }
+
   private static final class ConfigSpaceHolder {
     final Map<String, Integer> defaults;
     final String threadsKnob;
