@@ -1,6 +1,7 @@
 package dev.kernelgen.autosched;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.ThreadTag;
 import java.util.Map;
 
 /**
@@ -156,7 +157,7 @@ public final class AnalyticPredictor implements Predictor {
     // Blocks resident per SM: limited by threads, blocks and the shared memory each one takes
     // (the staged rows and the all-reduce's slots). Below a warp per row, a block holds perBlock
     // rows.
-    double blockThreads = threads * (threads < GpuRowReduction.WARP ? perBlock : 1);
+    double blockThreads = threads * (threads < ThreadTag.WARP ? perBlock : 1);
     double blocks = Math.min(SM_BLOCKS, Math.floor(SM_THREADS / blockThreads));
     blocks =
         Math.max(1, Math.min(blocks, Math.floor(SM_SHARED / (sharedBytes + 4 * blockThreads))));
@@ -171,7 +172,7 @@ public final class AnalyticPredictor implements Predictor {
     double residentRows = resident / threads;
     double again = sharedBytes == 0 && residentRows * 4 * length > L1_BYTES ? 1.2 : 1;
     double layout = strided ? sectorPerElement : 1;
-    if (threads < GpuRowReduction.WARP) {
+    if (threads < ThreadTag.WARP) {
       // Rows within a warp: each thread's elements of a row are a serial chain of loads per pass,
       // each all-reduce a fixed cost (slots, barriers) per row besides its steps, and a second
       // wave of threads still hides latency. Fitted on an H100 (softmax over [65536, 16]: 2, 4,

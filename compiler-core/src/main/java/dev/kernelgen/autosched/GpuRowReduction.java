@@ -38,10 +38,7 @@ final class GpuRowReduction {
 
   private static final int[] THREAD_CHOICES = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
 
-  /** Threads of a warp: fewer threads per row than this share a block with other rows. */
-  static final int WARP = 32;
-
-  /** The threads of a block of several rows (threads per row below {@value #WARP}). */
+  /** The threads of a block of several rows (threads per row below {@value ThreadTag#WARP}). */
   static final int SUB_WARP_BLOCK = 256;
 
   /**
@@ -51,7 +48,7 @@ final class GpuRowReduction {
    * one where the count is symbolic.
    */
   static int rowsPerBlock(double rows, int threads) {
-    if (threads >= WARP || rows <= 0 || rows != Math.rint(rows) || rows >= 1L << 53) {
+    if (threads >= ThreadTag.WARP || rows <= 0 || rows != Math.rint(rows) || rows >= 1L << 53) {
       return 1;
     }
     long n = (long) rows;
@@ -102,7 +99,7 @@ final class GpuRowReduction {
       col = anchor.fuse(col, a);
     }
     Stage.Split sc = anchor.split(col, threads);
-    if (threads < WARP) {
+    if (threads < ThreadTag.WARP) {
       int perRowBlock = rowsPerBlock(constantRows, threads);
       Stage.Split sr = anchor.split(fused, perRowBlock);
       anchor.reorder(sr.outer(), sr.inner(), sc.inner(), sc.outer());
@@ -145,7 +142,7 @@ final class GpuRowReduction {
     }
     // Rows shorter than a warp are read through L1 (and a row buffer of several rows per block is
     // not one of a row): not staged.
-    if (stage == 0 || threads < WARP) {
+    if (stage == 0 || threads < ThreadTag.WARP) {
       return;
     }
     Schedule s = state.schedule();
@@ -264,12 +261,14 @@ final class GpuRowReduction {
   private static int[] choices(double rows, long constantRows, double length, boolean strided) {
     int best = THREAD_CHOICES[0];
     double bestCost = Double.MAX_VALUE;
-    for (int t : THREAD_CHOICES) {
-      if (strided && t > 1 && t < WARP) {
-        continue; // neighbouring threads of a row would read words a row apart
-      }
+    // Below a warp, neighbouring threads of a strided row would read words a row apart.
+    int[] offered =
+        java.util.Arrays.stream(THREAD_CHOICES)
+            .filter(t -> !(strided && t > 1 && t < ThreadTag.WARP))
+            .toArray();
+    for (int t : offered) {
       // As the default stages the row where it fits: one input of 4-byte elements, typically.
-      double staged = t >= WARP && length * 4 <= MAX_STAGED_BYTES ? length * 4 : 0;
+      double staged = t >= ThreadTag.WARP && length * 4 <= MAX_STAGED_BYTES ? length * 4 : 0;
       double perBlock = t == 1 ? 64 : rowsPerBlock(constantRows, t);
       double c = AnalyticPredictor.rowCost(rows, length, t, perBlock, staged, strided);
       if (c < bestCost) {
@@ -277,14 +276,14 @@ final class GpuRowReduction {
         best = t;
       }
     }
-    int[] out = new int[THREAD_CHOICES.length];
+    int[] out = new int[offered.length];
     out[0] = best;
     int n = 1;
-    for (int t : THREAD_CHOICES) {
-      if (t != best && !(strided && t > 1 && t < WARP)) {
+    for (int t : offered) {
+      if (t != best) {
         out[n++] = t;
       }
     }
-    return java.util.Arrays.copyOf(out, n);
+    return out;
   }
 }

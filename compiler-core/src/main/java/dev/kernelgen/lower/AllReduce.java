@@ -85,7 +85,8 @@ final class AllReduce {
     // a whole number of warps.
     boolean rowsInWarps =
         rowIndex.isEmpty()
-            || tag.equals(ThreadTag.THREAD_X) && (threads % WARP == 0 || WARP % threads == 0);
+            || tag.equals(ThreadTag.THREAD_X)
+                && (threads % ThreadTag.WARP == 0 || ThreadTag.WARP % threads == 0);
     List<Stmt> steps = new ArrayList<>();
     steps.add(thread(t, threads, tag, new ProducerStore(red, at(rowIndex, t), read(s, index))));
     int p = Integer.highestOneBit(threads);
@@ -109,13 +110,13 @@ final class AllReduce {
 
   /**
    * Adds a step that reads the slots below {@code reads}. Slot {@code t} is only written by thread
-   * {@code t}, so where every slot read is below {@value #WARP}, all the writes it waits for were
-   * made by the first warp: a warp barrier orders them ({@code __syncwarp} on CUDA, where a block
-   * barrier would hold every warp of the block); otherwise {@link InsertBarriers} puts a block
-   * barrier before it.
+   * {@code t}, so where every slot read is below {@value ThreadTag#WARP}, all the writes it waits
+   * for were made by the first warp: a warp barrier orders them ({@code __syncwarp} on CUDA, where
+   * a block barrier would hold every warp of the block); otherwise {@link InsertBarriers} puts a
+   * block barrier before it.
    */
   private static void addStep(List<Stmt> steps, Stmt step, int reads, boolean rowsInWarps) {
-    if (reads <= WARP && rowsInWarps) {
+    if (reads <= ThreadTag.WARP && rowsInWarps) {
       steps.add(Barrier.warp());
     }
     steps.add(step);
@@ -149,9 +150,6 @@ final class AllReduce {
       }
     }
   }
-
-  /** Threads of a warp. */
-  static final int WARP = 32;
 
   /**
    * The leaves of the consumer, down to where {@code s} is computed, bound to a thread index other

@@ -15,6 +15,9 @@ public final class ThreadTag {
   public static final String THREAD_Z = "threadIdx.z";
   public static final String VTHREAD = "vthread";
 
+  /** The threads of a warp, which run in lockstep and share {@code __syncwarp}. */
+  public static final int WARP = 32;
+
   public static final List<String> ALL =
       List.of(BLOCK_X, BLOCK_Y, BLOCK_Z, THREAD_X, THREAD_Y, THREAD_Z, VTHREAD);
 

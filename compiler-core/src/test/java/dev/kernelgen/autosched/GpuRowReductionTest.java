@@ -112,7 +112,7 @@ class GpuRowReductionTest {
     Schedule s = AutoScheduler.generate(Target.CUDA, List.of(out), Knobs.configured(v));
     assertThat(s.trace().toString().contains("cache_read(shared"))
         .as(s.trace().toString())
-        .isEqualTo(stage == 1 && threads >= GpuRowReduction.WARP);
+        .isEqualTo(stage == 1 && threads >= dev.kernelgen.schedule.ThreadTag.WARP);
     GpuCheck.check(s, Map.of());
   }
 
