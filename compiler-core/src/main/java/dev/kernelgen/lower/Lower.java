@@ -162,6 +162,9 @@ public final class Lower {
     out.add(new Pass("inject_virtual_thread", InjectVirtualThread::run));
     out.add(new Pass("unroll_loops", UnrollLoops::run));
     out.add(new Pass("simplify", Simplifier::simplify));
+    if (target == Target.C) {
+      out.add(new Pass("coalesce_pitched_rows", CoalescePitchedRows::run));
+    }
     if (target == Target.C || target == Target.JAVA) {
       out.add(new Pass("hoist_invariants", HoistInvariants::run));
       out.add(new Pass("partition_loops", PartitionLoops::run));

@@ -18,8 +18,10 @@ import java.util.List;
  * {@code row_block} (output rows computed together) and, for the plain convolution, {@code
  * local_sum} (sum in a local row buffer then copy, or in the output) and, where the window slides
  * by one column, {@code tap_rows} (each filter row a pass over the row: {@link
- * DepthwiseSchedules#tapRowsOutside}): 216 configurations for the fused operator, 432 for the plain
- * one (half as many for a strided window).
+ * DepthwiseSchedules#tapRowsOutside}; on a small plane also the task's rows summed whole at the
+ * pitch they read, {@link DepthwiseSchedules#planePitch}): 216 configurations for the fused
+ * operator, 432 for the plain one (half as many for a strided window, half again as many on a small
+ * plane).
  */
 public final class DepthwiseCpuSpace {
   private DepthwiseCpuSpace() {}
@@ -41,7 +43,13 @@ public final class DepthwiseCpuSpace {
     int block = k.knob("row_block", 1, 2, 4);
     // Each filter row a pass of its own over the row block (DepthwiseSchedules.tapRowsOutside):
     // for a window that slides by one column.
-    int tapRows = ConvWindow.unitColumnStride(conv) ? k.knob("tap_rows", 1, 0) : 0;
+    // Or (2) the task's rows summed whole at the pitch of the plane they read, where the plane is
+    // small and its rows not whole vectors (DepthwiseSchedules.planePitch): one vectorized loop.
+    long pitch = DepthwiseSchedules.planePitch(conv, out);
+    int tapRows =
+        !ConvWindow.unitColumnStride(conv)
+            ? 0
+            : pitch > 0 ? k.knob("tap_rows", 1, 0, 2) : k.knob("tap_rows", 1, 0);
     // The plain convolution sums either in a row buffer that is then copied to the output, as the
     // fused operator's scale_shift and relu read it (DepthwiseSchedules.rowSum), or in the output.
     int localSum = out == conv ? k.knob("local_sum", 1, 0) : 1;
@@ -62,16 +70,20 @@ public final class DepthwiseCpuSpace {
     // it overlaps (the C compiler merges the identical loads).
     List<IterVar> cols;
     IterVar blockRow = null;
+    boolean whole = tapRows == 2 && sum != out;
     if (sum != out) {
-      IterVar at = row;
-      if (block > 1) {
+      IterVar at = whole ? task : row;
+      if (block > 1 && !whole) {
         at = so.split(row, block).outer();
       }
       sc.computeAt(so, at);
+      if (whole) {
+        sc.storageAlign(sc.axis().get(2), (int) pitch, 0);
+      }
       vectorizeRow(so, so.axis().get(3), vector);
       IterVar convRow = sc.axis().get(2);
       cols = vectorizeColumns(sc, sc.axis().get(3), vector);
-      if (block > 1) {
+      if (block > 1 && !whole) {
         reorderAfter(sc, cols, convRow);
         sc.unroll(convRow);
         blockRow = convRow;
@@ -89,7 +101,7 @@ public final class DepthwiseCpuSpace {
         blockRow = ri;
       }
     }
-    if (unroll == 1 || block > 1) {
+    if (unroll == 1 || block > 1 || whole) {
       sc.unroll(sc.reduceAxis(0));
       sc.unroll(sc.reduceAxis(1));
     }

@@ -105,12 +105,13 @@ class DepthwiseTest {
   /**
    * A window that slides by one column is summed one filter row per pass over the output row (the
    * filter's rows outside the vectorized columns, its columns inside); a strided one keeps the
-   * whole window inside.
+   * whole window inside. (A plane larger than {@link DepthwiseSchedules#BAND_BYTES}: a small one is
+   * summed whole, below.)
    */
   @ParameterizedTest(name = "stride {0}, vector {1}")
   @CsvSource({"1, 0", "1, 8", "2, 0", "2, 8"})
   void cpuScheduleSumsOneFilterRowPerPassWhereTheWindowSlidesByOneColumn(int stride, int vector) {
-    DepthwiseCase d = DepthwiseCase.of(1, 4, 23, 17, 5, 1, stride, "SAME");
+    DepthwiseCase d = DepthwiseCase.of(1, 4, 47, 53, 5, 1, stride, "SAME");
     assertThat(ConvWindow.unitColumnStride(d.conv())).isEqualTo(stride == 1);
     for (Tensor out : new Tensor[] {d.conv(), d.fused()}) {
       Schedule s = DepthwiseSchedules.cpu(d.conv(), out, vector);
@@ -126,6 +127,51 @@ class DepthwiseTest {
           .isEqualTo(stride == 1);
       Check.check(s, Map.of());
     }
+  }
+
+  /**
+   * A plane that fits in {@link DepthwiseSchedules#BAND_BYTES}, with rows that are not whole
+   * vectors, is summed whole in rows of the pitch of the plane it reads (the padded copy, or the
+   * input for VALID): in C one vectorized loop over the plane ({@code lower.CoalescePitchedRows}).
+   * Ragged planes, multipliers and a VALID window against the oracle; rows of 32 columns, a plane
+   * too large, chunks of 8 and a strided window stay row by row.
+   */
+  @ParameterizedTest(name = "{0}x{1} k{2} m{3} {4}")
+  @CsvSource({
+    "21, 21, 3, 1, SAME, 23",
+    "23, 17, 3, 2, SAME, 19",
+    "7, 7, 3, 1, SAME, 9",
+    "13, 5, 5, 1, SAME, 9",
+    "21, 21, 3, 2, VALID, 21"
+  })
+  void cpuScheduleSumsASmallPlaneWholeAtThePitchItReads(
+      int h, int w, int k, int m, String pad, int pitch) {
+    DepthwiseCase d = DepthwiseCase.of(1, 3, h, w, k, m, 1, pad);
+    assertThat(DepthwiseSchedules.planePitch(d.conv(), d.conv())).isEqualTo(pitch);
+    int rows = d.conv().shape().get(2) instanceof dev.kernelgen.te.IntImm r ? (int) r.value() : 0;
+    int cols = d.conv().shape().get(3) instanceof dev.kernelgen.te.IntImm c ? (int) c.value() : 0;
+    for (Tensor out : new Tensor[] {d.conv(), d.fused()}) {
+      Schedule s = DepthwiseSchedules.cpu(d.conv(), out, 0);
+      assertThat(c(s)).contains("_pitched < " + ((rows - 1) * pitch + cols) + ";");
+      Check.check(s, Map.of());
+    }
+    DepthwiseCase whole = DepthwiseCase.of(1, 3, 32, 32, 3, 1, 1, "SAME");
+    assertThat(DepthwiseSchedules.planePitch(whole.conv(), whole.conv())).isZero();
+    DepthwiseCase large = DepthwiseCase.of(1, 3, 47, 53, 3, 1, 1, "SAME");
+    assertThat(DepthwiseSchedules.planePitch(large.conv(), large.conv())).isZero();
+    DepthwiseCase strided = DepthwiseCase.of(1, 3, h, w, 3, 1, 2, "SAME");
+    assertThat(DepthwiseSchedules.planePitch(strided.conv(), strided.conv())).isZero();
+    assertThat(c(DepthwiseSchedules.cpu(d.conv(), d.fused(), 8))).doesNotContain("_pitched");
+  }
+
+  private static String c(Schedule s) {
+    List<Tensor> args = new java.util.ArrayList<>(s.inputs());
+    args.addAll(s.outputs());
+    return dev.kernelgen.codegen.CCodegen.generate(
+        List.of(
+            dev.kernelgen.lower.Lower.lower(
+                s, "dw", args, dev.kernelgen.annotations.Target.C, null)),
+        "m");
   }
 
   @ParameterizedTest(name = "{0}x{1}x{2}x{3} k{4} m{5} s{6} {7}")
