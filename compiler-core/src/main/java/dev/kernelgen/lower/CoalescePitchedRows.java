@@ -35,7 +35,8 @@ import java.util.Set;
  * AVX2) and a plane of 21 such rows as 30 whole vectors: the seed's 3x3 depthwise convolution over
  * [1,256,21,21], its plane summed at the padded input's pitch (23) by {@link
  * dev.kernelgen.topi.DepthwiseSchedules#cpu}, ran 50-60 us by rows and 35-37 us coalesced, on a
- * 2-core Zen 4 (AVX-512).
+ * 2-core Zen 4 (AVX-512). (The Java target has the same idea in its printer, {@link
+ * dev.kernelgen.codegen.JavaRowFlatten}, for rows computed per output row into a row buffer.)
  *
  * <p>Applies where the row loop is serial from 0 over a constant extent above 1, the column loop is
  * vectorized from 0 over a constant extent, its body only stores (no loops, branches or lets),

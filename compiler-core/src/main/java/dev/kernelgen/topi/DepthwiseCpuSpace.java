@@ -43,13 +43,14 @@ public final class DepthwiseCpuSpace {
     int block = k.knob("row_block", 1, 2, 4);
     // Each filter row a pass of its own over the row block (DepthwiseSchedules.tapRowsOutside):
     // for a window that slides by one column.
-    // Or (2) the task's rows summed whole at the pitch of the plane they read, where the plane is
-    // small and its rows not whole vectors (DepthwiseSchedules.planePitch): one vectorized loop.
+    // Or (2, first: the template's pick, so the search starts from it) the task's rows summed
+    // whole at the pitch of the plane they read, where the plane is small and its rows not whole
+    // vectors (DepthwiseSchedules.planePitch): one vectorized loop.
     long pitch = DepthwiseSchedules.planePitch(conv, out);
     int tapRows =
         !ConvWindow.unitColumnStride(conv)
             ? 0
-            : pitch > 0 ? k.knob("tap_rows", 1, 0, 2) : k.knob("tap_rows", 1, 0);
+            : pitch > 0 ? k.knob("tap_rows", 2, 1, 0) : k.knob("tap_rows", 1, 0);
     // The plain convolution sums either in a row buffer that is then copied to the output, as the
     // fused operator's scale_shift and relu read it (DepthwiseSchedules.rowSum), or in the output.
     int localSum = out == conv ? k.knob("local_sum", 1, 0) : 1;
