@@ -164,6 +164,32 @@ class CpuPackedTilingTest {
     assertThat(c.indexOf("#pragma omp parallel for")).isLessThan(c.indexOf("for (int32_t"));
   }
 
+  /**
+   * A padded plane larger than L1 ({@link CpuPackedTiling#BAND_BYTES}: 99 x 103 floats here) is
+   * computed per tile of rows, where the rows' tile loop starts, not once per task; a smaller one
+   * once per task. Ragged rows and columns against the oracle.
+   */
+  @Test
+  void aPaddedPlaneLargerThanL1IsComputedPerTileOfRows() {
+    Tensor in = ph("In", 1, 3, 97, 101);
+    Tensor out = Nn.depthwiseConv2dNchw(in, ph("F", 3, 1, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1);
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(out));
+    Stage padded =
+        s.stages().stream().filter(t -> t.name().equals("PaddedInput")).findFirst().orElseThrow();
+    assertThat(padded.attachIterVar().name()).isEqualTo("k.outer");
+    Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    Tensor small = ph("In", 1, 3, 61, 67);
+    Tensor smallOut =
+        Nn.depthwiseConv2dNchw(small, ph("F", 3, 1, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1);
+    Schedule whole = AutoScheduler.untuned(Target.C, List.of(smallOut));
+    Stage wholePadded =
+        whole.stages().stream()
+            .filter(t -> t.name().equals("PaddedInput"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(wholePadded.attachIterVar().name()).contains("fused");
+  }
+
   private static int pickedLayout(Tensor out) {
     Configuration c =
         AutoScheduler.untunedConfig(
