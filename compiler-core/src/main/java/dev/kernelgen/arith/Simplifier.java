@@ -38,6 +38,15 @@ public final class Simplifier {
     return new StmtSimplifier().mutate(s);
   }
 
+  /**
+   * How much {@code e} moves when {@code v} grows by one, where that is a constant (then {@code e}
+   * is affine in {@code v} with no term that mixes it with another variable); null otherwise.
+   */
+  public static Long step(Expr e, Var v) {
+    Expr d = simplify(dev.kernelgen.te.Substitute.apply(e, Map.of(v, v.add(1))).sub(e));
+    return d instanceof IntImm c ? c.value() : null;
+  }
+
   /** Whether {@code cond} holds for all values of the variables within {@code bounds}. */
   public static boolean canProve(Expr cond, Map<Var, ConstIntBound> bounds) {
     return simplify(cond, bounds) instanceof IntImm i && i.value() != 0;

@@ -235,10 +235,8 @@ final class ComputeDag {
         if (e instanceof TensorRead r && !r.indices().isEmpty()) {
           Expr last = r.indices().get(r.indices().size() - 1);
           if (FreeVars.uses(last, v)) {
-            Expr step =
-                dev.kernelgen.arith.Simplifier.simplify(
-                    Substitute.apply(last, Map.of(v, v.add(1))).sub(last));
-            found[0] |= !(step instanceof IntImm i && (i.value() == 1 || i.value() == 0));
+            Long step = dev.kernelgen.arith.Simplifier.step(last, v);
+            found[0] |= !(step != null && (step == 1 || step == 0));
           }
         }
         super.visit(e);

@@ -144,8 +144,8 @@ final class CoalescePitchedRows {
       }
 
       private boolean pitched(Expr index) {
-        Long alongCol = step(index, col);
-        Long alongRow = step(index, row);
+        Long alongCol = Simplifier.step(index, col);
+        Long alongRow = Simplifier.step(index, row);
         if (alongCol == null || alongCol != 1 || alongRow == null) {
           return false;
         }
@@ -227,7 +227,7 @@ final class CoalescePitchedRows {
         continue;
       }
       atZero.put(v, zero(v));
-      Long d = step(index, v);
+      Long d = Simplifier.step(index, v);
       if (d == null) {
         return false;
       }
@@ -324,11 +324,5 @@ final class CoalescePitchedRows {
 
   private static Expr zero(Var v) {
     return IntImm.like(v, 0);
-  }
-
-  /** How much {@code index} moves when {@code v} grows by one, where that is a constant. */
-  private static Long step(Expr index, Var v) {
-    Expr d = Simplifier.simplify(Substitute.apply(index, Map.of(v, v.add(1))).sub(index));
-    return d instanceof IntImm c ? c.value() : null;
   }
 }

@@ -152,8 +152,8 @@ final class PrefetchNextRow {
         @Override
         public void visit(Expr e) {
           if (e instanceof Load l && !local.contains(l.buffer()) && !out.containsKey(l.buffer())) {
-            Long alongJ = step(l.index(), j);
-            Long alongRow = step(l.index(), row);
+            Long alongJ = Simplifier.step(l.index(), j);
+            Long alongRow = Simplifier.step(l.index(), row);
             if (alongJ != null
                 && alongJ == 1
                 && alongRow != null
@@ -165,12 +165,6 @@ final class PrefetchNextRow {
         }
       }.visit(f.body());
       return out;
-    }
-
-    /** How much {@code index} moves when {@code v} grows by one, where that is a constant. */
-    private static Long step(Expr index, Var v) {
-      Expr d = Simplifier.simplify(Substitute.apply(index, Map.of(v, v.add(1))).sub(index));
-      return d instanceof IntImm c ? c.value() : null;
     }
 
     private static boolean costly(Stmt body) {
