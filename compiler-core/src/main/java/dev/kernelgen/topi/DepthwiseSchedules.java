@@ -150,7 +150,8 @@ public final class DepthwiseSchedules {
    * generated C.
    */
   static long planePitch(Tensor conv, Tensor out) {
-    Tensor source = paddedInput(conv) != null ? paddedInput(conv) : conv.op().inputs().get(0);
+    Tensor padded = paddedInput(conv);
+    Tensor source = padded != null ? padded : conv.op().inputs().get(0);
     List<Expr> ss = source.shape();
     List<Expr> os = out.shape();
     if (!ConvWindow.unitColumnStride(conv)
