@@ -2,7 +2,8 @@
 # CPU benchmark of depthwise convolution: ONNX Runtime, plain Java loops, the generated Java
 # kernels (kgjava_us; the CPU model and ISA level head the report) and (when an OursKernel
 # is registered) kernelgen's kernels. Usage: bench/cpu.sh [OUT_JSON] [CpuBench options...]
-#   OUT_JSON defaults to bench/results/cpu-latest.json; options: --only TEXT, --quick, --seed FILE.
+#   OUT_JSON defaults to bench/results/cpu-latest.json; options: --only TEXT, --quick, --seed FILE,
+#   --tuned TRIALS (search each workload first), --generated (the auto-scheduler alone, no template).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -78,6 +78,11 @@ public final class AnalyticPredictor implements Predictor {
       cost *= length < RowReduction.MIN_VECTOR_REDUCTION ? Math.min(idle * idle, 8) : idle * idle;
       return cost * get(n, "cpu.waste", 1) / parallel;
     }
+    if (get(n, "cpu.row_window", 0) > 0) {
+      // A vector multiply-add per load along whole rows (one load per tap and vector, as the best
+      // register tile's), no tile to spill or leave ragged, the producer's copies beside.
+      return ROW_WINDOW * (1 + get(n, "cpu.producer_ratio", 0)) / parallel;
+    }
     double intensity = get(n, "cpu.intensity", -1);
     if (intensity < 0) {
       return cost;
@@ -116,6 +121,13 @@ public final class AnalyticPredictor implements Predictor {
     }
     return cost * get(n, "cpu.waste", 1) / parallel;
   }
+
+  /**
+   * The cost of the row form of a sliding window ({@link CpuRowWindow}) per multiply-add: a
+   * register tile at one load per multiply-add costs 4. Ranked so, it is the pick where it
+   * qualifies.
+   */
+  static final double ROW_WINDOW = 2;
 
   /** Threads an SM holds, and blocks. */
   static final int SM_THREADS = 2048;

@@ -21,7 +21,8 @@ import java.util.List;
  * tiles, each output accumulated alone with its innermost reduction in vector lanes. Values from
  * {@link CpuPackedTiling#BASE} on are the packed layout along each axis it qualifies for (C,
  * constant extents): its operands packed or broadcast for that axis's vectors, padding computed
- * once per task.
+ * once per task. Value {@link CpuRowWindow#LAYOUT}, first where it qualifies, is the row form of a
+ * sliding-window reduction (a depthwise convolution, a pooling window).
  */
 final class CpuTiling {
   private CpuTiling() {}
@@ -104,13 +105,17 @@ final class CpuTiling {
     List<java.util.Set<Integer>> readAxes = ComputeDag.axesOfReads(state.schedule(), local);
     boolean streams = streams(state.schedule(), local);
     List<Integer> packedAxes = CpuPackedTiling.candidates(state, local);
-    int[] layouts = new int[2 + packedAxes.size()];
-    layouts[0] = REGISTER_TILE;
-    layouts[1] = DOT;
-    for (int k = 0; k < packedAxes.size(); k++) {
-      layouts[2 + k] = CpuPackedTiling.BASE + packedAxes.get(k);
+    boolean rowWindow = CpuRowWindow.qualifies(state, local);
+    List<Integer> layouts = new ArrayList<>();
+    if (rowWindow) {
+      layouts.add(CpuRowWindow.LAYOUT);
     }
-    int layout = state.knob(red, "layout", layouts);
+    layouts.add(REGISTER_TILE);
+    layouts.add(DOT);
+    for (int v : packedAxes) {
+      layouts.add(CpuPackedTiling.BASE + v);
+    }
+    int layout = state.knob(red, "layout", layouts.stream().mapToInt(x -> x).toArray());
     int[] tiles = new int[n];
     long regTile = 1;
     double tasks = 1;
@@ -144,6 +149,13 @@ final class CpuTiling {
       }
       if (d < Math.min(2, n - 1) || n == 1) {
         tasks *= count;
+      }
+    }
+    if (rowWindow) {
+      int band = CpuRowWindow.band(state, red, tiled, local);
+      if (layout == CpuRowWindow.LAYOUT) {
+        CpuRowWindow.apply(state, red, tiled, local, band);
+        return;
       }
     }
     if (layout >= CpuPackedTiling.BASE) {

@@ -12,12 +12,14 @@
  * vectorized, or where the inputs are contiguous along the reduction rather than along an output
  * axis, each output's reduction in vector lanes, or on C the packed layout: vectorized along an
  * output axis that some operand is broadcast along, weights packed into panels with that axis
- * innermost, padding computed once per task, as a matmul's or a convolution's micro-kernel; GPU:
- * block, thread and register tiles, local accumulators, shared-memory staging of reused inputs, and
- * for short reductions a thread's sliding window loaded into registers once, {@code
- * SlidingWindow}); what is left runs elementwise (parallel and vectorized, or a thread per
- * element). A second sketch is the naive floor ({@code NaiveSchedule}), so that the space always
- * holds it.
+ * innermost, padding computed once per task, as a matmul's or a convolution's micro-kernel, or on C
+ * for a sliding window with no other reuse (a depthwise convolution, a pooling window, a stencil)
+ * the row form of {@code CpuRowWindow}: planes in parallel, the padding per band of rows, each row
+ * summed in a vectorized row buffer, a small plane at its pitch; GPU: block, thread and register
+ * tiles, local accumulators, shared-memory staging of reused inputs, and for short reductions a
+ * thread's sliding window loaded into registers once, {@code SlidingWindow}); what is left runs
+ * elementwise (parallel and vectorized, or a thread per element). A second sketch is the naive
+ * floor ({@code NaiveSchedule}), so that the space always holds it.
  *
  * <p><b>Annotation.</b> Tile sizes, thread counts, staging and the sketch are knobs ({@link
  * dev.kernelgen.spec.Knobs}): a generated schedule is a function (operator, target, knobs) to

@@ -2,6 +2,7 @@ package dev.kernelgen.topi;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.autosched.CpuRowWindow;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.ComputeOp;
@@ -107,62 +108,28 @@ public final class DepthwiseSchedules {
   }
 
   /**
-   * The padded input copied per band of output rows kept this small, so that the copy stays in the
-   * L1 data cache (32 KiB on Zen 3 and 4, 48 KiB on recent Xeons) beside the row buffer and the
-   * filter while the band's rows are summed: [1,256,96,96] 3x3 SAME, whose padded plane is 38 KiB,
-   * ran 10-20% faster in bands of 8-20 rows than copied whole, on a 2-core Zen 4 (AVX-512).
-   */
-  static final long BAND_BYTES = 8 * 1024;
-
-  /**
-   * Output rows per band of the padded copy ({@link #BAND_BYTES}), or 0 when the whole padded plane
-   * fits: the bands as even as the row count allows, so that no band is a sliver. 0 for symbolic
-   * shapes, whose plane is copied whole as before.
+   * Output rows per band of the padded copy, or 0 when the whole padded plane fits: the rule the
+   * auto-scheduler's row form uses ({@link CpuRowWindow#bandRows}, {@link
+   * CpuRowWindow#BAND_BYTES}).
    */
   static int bandRows(Tensor padded, Tensor out) {
-    List<Expr> ps = padded.shape();
     List<Expr> os = out.shape();
-    if (!(Simplifier.simplify(ps.get(ps.size() - 2)) instanceof IntImm ph)
-        || !(Simplifier.simplify(ps.get(ps.size() - 1)) instanceof IntImm pw)
-        || !(Simplifier.simplify(os.get(os.size() - 2)) instanceof IntImm oh)) {
-      return 0;
-    }
-    long rowBytes = pw.value() * padded.dtype().bytes();
-    long inputRowsPerRow = Math.max(1, ph.value() / oh.value());
-    long fit = BAND_BYTES / (rowBytes * inputRowsPerRow);
-    if (fit >= oh.value() || ph.value() * rowBytes <= BAND_BYTES) {
-      return 0;
-    }
-    // A wide row gets bands of a few rows still: one row per band would copy each input row KH
-    // times.
-    long rows = Math.max(fit, 4);
-    long bands = (oh.value() + rows - 1) / rows;
-    return (int) ((oh.value() + bands - 1) / bands);
+    Expr rows = Simplifier.simplify(os.get(os.size() - 2));
+    return rows instanceof IntImm oh ? CpuRowWindow.bandRows(padded, oh.value()) : 0;
   }
 
   /**
-   * The pitch at which a small plane is summed whole, or 0 for row by row: where the plane the
-   * window reads (the padded copy, or the input) fits in {@link #BAND_BYTES}, the window slides by
-   * one column, and the output's rows are not whole vectors at every ISA level (16 floats). The sum
-   * is then stored in rows of the input's pitch, so that {@code lower.CoalescePitchedRows} runs the
-   * plane as one vectorized loop instead of a short vector and a remainder per row: [1,256,21,21]
-   * 3x3 SAME ran 50-60 us by rows, 35-37 us so, on a 2-core Zen 4 (AVX-512), by hand from the
-   * generated C.
+   * The pitch at which a small plane is summed whole, or 0 for row by row ({@link
+   * CpuRowWindow#planePitch}): the plane the window reads is the padded copy, or the input.
    */
   static long planePitch(Tensor conv, Tensor out) {
     Tensor padded = paddedInput(conv);
     Tensor source = padded != null ? padded : conv.op().inputs().get(0);
-    List<Expr> ss = source.shape();
     List<Expr> os = out.shape();
-    if (!ConvWindow.unitColumnStride(conv)
-        || !(Simplifier.simplify(ss.get(ss.size() - 2)) instanceof IntImm rows)
-        || !(Simplifier.simplify(ss.get(ss.size() - 1)) instanceof IntImm pitch)
-        || !(Simplifier.simplify(os.get(os.size() - 1)) instanceof IntImm width)) {
-      return 0;
-    }
-    boolean fits = rows.value() * pitch.value() * source.dtype().bytes() <= BAND_BYTES;
-    boolean ragged = width.value() % 16 != 0;
-    return fits && ragged && width.value() < pitch.value() ? pitch.value() : 0;
+    Expr width = Simplifier.simplify(os.get(os.size() - 1));
+    return width instanceof IntImm w
+        ? CpuRowWindow.planePitch(source, w.value(), ConvWindow.unitColumnStride(conv))
+        : 0;
   }
 
   /**

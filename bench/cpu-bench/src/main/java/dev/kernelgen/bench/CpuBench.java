@@ -21,11 +21,13 @@ import java.util.ServiceLoader;
  * Java target) against {@link JavaLoops}, then times them and reports median microseconds, with the
  * machine's CPU model and ISA level ({@link CpuInfo}) at the top of the report and the JSON.
  *
- * <p>Usage: {@code CpuBench [--seed FILE] [--only TEXT] [--quick] [--tuned TRIALS] [--gpu-workloads
- * FILE] [OUT_JSON]}. {@code --tuned} makes "ours" {@link TunedDepthwise}: each workload's schedule
- * is tuned first (at most TRIALS configurations), the trials appended to {@code OUT_JSON}'s sibling
- * {@code -tuning.jsonl} (a later run resumes), and the tuning time per workload written beside the
- * results ({@code -tuning.json}). {@code OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code
+ * <p>Usage: {@code CpuBench [--seed FILE] [--only TEXT] [--quick] [--generated] [--tuned TRIALS]
+ * [--gpu-workloads FILE] [OUT_JSON]}. {@code --generated} makes "ours" the auto-scheduler's
+ * schedule alone (no template): its untuned pick, or with {@code --tuned} the best of its own
+ * space. {@code --tuned} makes "ours" {@link TunedDepthwise}: each workload's schedule is tuned
+ * first (at most TRIALS configurations), the trials appended to {@code OUT_JSON}'s sibling {@code
+ * -tuning.jsonl} (a later run resumes), and the tuning time per workload written beside the results
+ * ({@code -tuning.json}). {@code OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code
  * --gpu-workloads} writes the workload list that {@code bench/gpu_torch.py} reads, and exits.
  */
 public final class CpuBench {
@@ -66,12 +68,14 @@ public final class CpuBench {
     String only = null;
     WallClockTiming timing = WallClockTiming.DEFAULT;
     int tunedTrials = 0;
+    boolean generated = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seed" -> seed = Path.of(argValue(args, ++i, "--seed"));
         case "--only" -> only = argValue(args, ++i, "--only");
         case "--quick" -> timing = new WallClockTiming(20_000_000L, 100_000_000L, 3, 20);
         case "--tuned" -> tunedTrials = Integer.parseInt(argValue(args, ++i, "--tuned"));
+        case "--generated" -> generated = true;
         case "--gpu-workloads" -> {
           Path gpu = Path.of(argValue(args, ++i, "--gpu-workloads"));
           writeFile(gpu, Workloads.toGpuJson(Workloads.all()));
@@ -99,9 +103,15 @@ public final class CpuBench {
     }
     String base = out.toString().replaceAll("\\.json$", "");
     TunedDepthwise tuned =
-        tunedTrials > 0 ? new TunedDepthwise(Path.of(base + "-tuning.jsonl"), tunedTrials) : null;
+        tunedTrials > 0
+            ? new TunedDepthwise(Path.of(base + "-tuning.jsonl"), tunedTrials, generated)
+            : null;
     OursKernel ours =
-        tuned != null ? tuned : ServiceLoader.load(OursKernel.class).findFirst().orElse(null);
+        tuned != null
+            ? tuned
+            : generated
+                ? new KernelgenDepthwise(0, true)
+                : ServiceLoader.load(OursKernel.class).findFirst().orElse(null);
     // The generated Java kernels always use the library's CPU schedule (untuned): the fallback an
     // application gets where no native library loads.
     OursKernel kgJava =

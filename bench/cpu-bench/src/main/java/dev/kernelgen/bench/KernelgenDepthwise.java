@@ -4,6 +4,7 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.measure.Modules;
@@ -36,19 +37,25 @@ public final class KernelgenDepthwise implements OursKernel {
   /** The width of the vectorized row chunks; 0 vectorizes whole rows. */
   private final int vector;
 
+  /** Whether the schedule is the auto-scheduler's untuned pick instead of the template. */
+  private final boolean generated;
+
   public KernelgenDepthwise() {
-    this(Integer.getInteger("kernels.bench.vector", 0));
+    this(Integer.getInteger("kernels.bench.vector", 0), false);
   }
 
-  public KernelgenDepthwise(int vector) {
+  public KernelgenDepthwise(int vector, boolean generated) {
     this.vector = vector;
+    this.generated = generated;
   }
 
   @Override
   public String name() {
-    return "kernelgen C ("
-        + (vector == 0 ? "whole rows vectorized" : "rows in chunks of " + vector)
-        + ")";
+    return generated
+        ? "kernelgen C (the auto-scheduler's untuned pick, no template)"
+        : "kernelgen C ("
+            + (vector == 0 ? "whole rows vectorized" : "rows in chunks of " + vector)
+            + ")";
   }
 
   @Override
@@ -61,7 +68,10 @@ public final class KernelgenDepthwise implements OursKernel {
         new dev.kernelgen.topi.Padding(w.padTop(), w.padLeft(), w.padBottom(), w.padRight());
     Tensor conv = Nn.depthwiseConv2dNchw(in, filter, w.stride(), w.stride(), pad, 1);
     Tensor out = fused ? Nn.relu(Nn.scaleShift(conv, scale, shift)) : conv;
-    Schedule s = DepthwiseSchedules.cpu(conv, out, vector);
+    Schedule s =
+        generated
+            ? AutoScheduler.untuned(Target.C, List.of(out))
+            : DepthwiseSchedules.cpu(conv, out, vector);
     List<Tensor> args = fused ? List.of(in, filter, scale, shift, out) : List.of(in, filter, out);
     PrimFunc f = Lower.lower(s, fused ? "depthwise_fused" : "depthwise", args, Target.C, null);
     KernelFunction fn = compile(f);

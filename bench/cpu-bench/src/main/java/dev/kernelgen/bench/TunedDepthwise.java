@@ -4,6 +4,9 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AnalyticPredictor;
+import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.autosched.SketchRules;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.lower.Lower;
@@ -42,8 +45,12 @@ public final class TunedDepthwise implements OursKernel {
   private final CHarnessMeasurer measurer;
   private final Map<String, Map<String, Object>> tuning = new LinkedHashMap<>();
 
-  public TunedDepthwise(Path logFile, int trials) {
+  /** Whether the space searched is the auto-scheduler's (no template), from its untuned pick. */
+  private final boolean generated;
+
+  public TunedDepthwise(Path logFile, int trials, boolean generated) {
     this.logFile = logFile;
+    this.generated = generated;
     this.options =
         Tuner.Options.defaults()
             .withTrials(trials)
@@ -62,7 +69,11 @@ public final class TunedDepthwise implements OursKernel {
 
   @Override
   public String name() {
-    return "kernelgen C, tuned per workload (log " + logFile + ")";
+    return "kernelgen C, tuned per workload"
+        + (generated ? " in the auto-scheduler's space (no template)" : "")
+        + " (log "
+        + logFile
+        + ")";
   }
 
   /** Per workload label: tuning seconds, trials, failures, space size, best configuration. */
@@ -112,13 +123,24 @@ public final class TunedDepthwise implements OursKernel {
     String kernel =
         (fused ? "depthwise_fused_" : "depthwise_") + w.name().replaceAll("[^A-Za-z0-9]+", "_");
     WORKLOADS.put(kernel, w);
+    List<Tensor> outputs = List.of(op.out());
     TuningTask task =
         new TuningTask(
-            "CpuBench/" + (fused ? "depthwise_fused" : "depthwise"),
+            "CpuBench/" + (fused ? "depthwise_fused" : "depthwise") + (generated ? "_auto" : ""),
             Target.C,
             op.def(),
-            knobs -> DepthwiseCpuSpace.schedule(op.conv(), op.out(), knobs),
+            generated
+                ? knobs -> AutoScheduler.generate(Target.C, outputs, knobs)
+                : knobs -> DepthwiseCpuSpace.schedule(op.conv(), op.out(), knobs),
             kernel);
+    // The auto-scheduler's search starts from its untuned pick, as kernels:tune's does.
+    Tuner.Options opts =
+        generated
+            ? options.withFirst(
+                List.of(
+                    AutoScheduler.untunedConfig(
+                        Target.C, outputs, SketchRules.defaults(), new AnalyticPredictor())))
+            : options;
     String label = w.name() + (fused ? " fused" : "");
     Instant start = Instant.now();
     List<TuningRecord> previous = TuningLog.read(logFile, line -> System.out.println("  " + line));
@@ -126,7 +148,7 @@ public final class TunedDepthwise implements OursKernel {
         Tuner.tune(
             task,
             measurer,
-            options,
+            opts,
             previous,
             batch -> TuningLog.append(logFile, TuningRecord.of(task, measurer, batch)),
             p -> System.out.printf(Locale.ROOT, "    tuning %s: %s%n", label, p.line()));

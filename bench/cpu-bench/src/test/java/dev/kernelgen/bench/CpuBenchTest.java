@@ -89,11 +89,13 @@ class CpuBenchTest {
             dev.kernelgen.codegen.NativeToolchain.fromEnvironment().findCc())
         .as("cc on PATH")
         .isPresent();
-    List<CpuBench.Result> results =
-        CpuBench.run(TINY, new KernelgenDepthwise(), null, QUICK, silent());
-    assertThat(results).hasSize(2 * TINY.size());
-    for (CpuBench.Result r : results) {
-      assertThat(r.oursUs()).isPositive();
+    for (OursKernel ours : List.of(new KernelgenDepthwise(), new KernelgenDepthwise(0, true))) {
+      // The template, then the auto-scheduler's untuned pick (--generated): both checked by run.
+      List<CpuBench.Result> results = CpuBench.run(TINY, ours, null, QUICK, silent());
+      assertThat(results).hasSize(2 * TINY.size());
+      for (CpuBench.Result r : results) {
+        assertThat(r.oursUs()).isPositive();
+      }
     }
   }
 

@@ -1,0 +1,332 @@
+package dev.kernelgen.autosched;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.schedule.AttachType;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FreeVars;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.PlaceholderOp;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The CPU row form of a sliding-window reduction (knob {@code layout} {@value #LAYOUT}): a
+ * depthwise convolution, a pooling window, a user's stencil. Such a reduction reuses its input only
+ * where windows overlap, so a register tile buys little; what pays is long vectors along whole rows
+ * and the window's source kept in L1. Derived from the reads, as the library's hand-written
+ * depthwise schedule does it by hand ({@code topi.DepthwiseSchedules.cpu}):
+ *
+ * <ul>
+ *   <li>the planes (every data axis but the last two, fused) run in parallel;
+ *   <li>an injective producer the window reads (padding) is computed per band of output rows (knob
+ *       {@code band}: rows per band, 0 for the whole plane), so that the band stays in L1;
+ *   <li>each output row is summed in a row buffer, vectorized along the row: the window's rows
+ *       (every reduce axis but the last) outside the row's loop, its columns unrolled inside, one
+ *       multiply-add per tap and vector; the epilogue reads the row buffer;
+ *   <li>a small plane whose rows are not whole vectors is summed whole at the pitch of the plane it
+ *       reads (storage_align), so that {@code lower.CoalescePitchedRows} runs it as one vector
+ *       loop; a window of stride {@code s} along the row reads its producer stored in {@code s}
+ *       phases (storage_deinterleave).
+ * </ul>
+ *
+ * <p>It qualifies (C only) where every reduce axis is constant and the whole window is short
+ * ({@link CpuTiling#MAX_UNROLLED} taps), some operand slides along the output's last axis (its last
+ * index moves with that axis and with a reduce axis, and no other index does), every operand that
+ * moves along that axis reads all data axes (no output reuses it but through the window: a
+ * convolution over channels, reused across output channels, is the packed layout's), and the others
+ * do not depend on the last axis (a filter, a scale).
+ */
+public final class CpuRowWindow {
+  private CpuRowWindow() {}
+
+  /** Knob {@code layout}: the row form. Apart from the tile layouts' values (0, 1, 2 + axis). */
+  static final int LAYOUT = 100;
+
+  /**
+   * The bytes of a producer computed per band: L1 (32 KiB on Zen 3 and 4, 48 KiB on recent Xeons)
+   * holds it beside the row buffer and the output row. The hand-written schedule measured it:
+   * [1,256,96,96] 3x3 SAME (a 38 KiB padded plane) 10-20% faster in bands of 8-20 rows than whole,
+   * on a 2-core Zen 4 (AVX-512).
+   */
+  public static final long BAND_BYTES = 8 * 1024;
+
+  /** The fewest rows a band has: fewer would copy each input row as often as the window's rows. */
+  static final int MIN_BAND_ROWS = 4;
+
+  /** Tasks a planeless (two-dimensional) stencil is cut into, in bands of rows. */
+  static final int PLANELESS_TASKS = 2 * AnalyticPredictor.CORES;
+
+  /** Whether the row form applies to {@code local}, the reduction's accumulating stage. */
+  static boolean qualifies(SketchState state, Stage local) {
+    int n = local.axis().size();
+    if (state.target() != Target.C || n < 2 || local.reduceAxis().isEmpty()) {
+      return false;
+    }
+    long taps = 1;
+    for (IterVar r : local.reduceAxis()) {
+      long e = ComputeDag.extent(r);
+      if (e <= 0) {
+        return false;
+      }
+      taps *= e;
+    }
+    if (taps > CpuTiling.MAX_UNROLLED) {
+      return false;
+    }
+    Var col = local.axis(n - 1).var();
+    boolean slides = false;
+    for (var e : ComputeDag.directReads(local).entrySet()) {
+      for (List<Expr> idx : e.getValue()) {
+        boolean along = false;
+        for (int k = 0; k < idx.size(); k++) {
+          if (FreeVars.uses(idx.get(k), col)) {
+            if (k != idx.size() - 1) {
+              return false; // along the row, it gathers
+            }
+            along = true;
+          }
+        }
+        if (!along) {
+          continue; // a filter, a scale: the same for the whole row
+        }
+        if (ComputeDag.axesUsed(local, List.of(idx)).size() != n) {
+          return false; // reused across an axis: a tile's to exploit
+        }
+        Expr last = idx.get(idx.size() - 1);
+        Long step = Simplifier.step(last, col);
+        if (step == null || step <= 0) {
+          return false;
+        }
+        if (step > 1 && producer(state.schedule(), local, e.getKey()) == null) {
+          return false; // strided reads of a placeholder would be gathered
+        }
+        for (IterVar r : local.reduceAxis()) {
+          slides |= FreeVars.uses(last, r.var());
+        }
+      }
+    }
+    return slides;
+  }
+
+  /**
+   * The knob {@code band} of {@code red}: rows per band of the producer, 0 for whole planes (a
+   * stencil without planes: a task per band of rows, or with 0 per row). Asked by every layout of a
+   * qualifying stage, so that the space is the same whichever layout is first.
+   */
+  static int band(SketchState state, Stage red, Stage tiled, Stage local) {
+    int n = tiled.axis().size();
+    long rows = ComputeDag.extent(tiled.axis(n - 2));
+    if (n == 2) {
+      int b = rows > 0 ? (int) Math.max(1, (rows + PLANELESS_TASKS - 1) / PLANELESS_TASKS) : 8;
+      return state.knob(red, "band", b, 0);
+    }
+    Tensor source = producerSource(state.schedule(), local);
+    int auto = source == null ? 0 : bandRows(source, rows);
+    return auto > 0 ? state.knob(red, "band", auto, 0) : state.knob(red, "band", 0);
+  }
+
+  /**
+   * Output rows per band of {@code source} (the producer computed per band) so that a band's rows
+   * fit {@link #BAND_BYTES}, as even as the row count allows; 0 where the whole plane fits, or
+   * where a size is symbolic.
+   */
+  public static int bandRows(Tensor source, long outRows) {
+    List<Expr> ps = source.shape();
+    if (outRows <= 0
+        || ps.size() < 2
+        || !(Simplifier.simplify(ps.get(ps.size() - 2)) instanceof IntImm ph)
+        || !(Simplifier.simplify(ps.get(ps.size() - 1)) instanceof IntImm pw)) {
+      return 0;
+    }
+    long rowBytes = pw.value() * source.dtype().bytes();
+    long inputRowsPerRow = Math.max(1, ph.value() / outRows);
+    long fit = BAND_BYTES / (rowBytes * inputRowsPerRow);
+    if (fit >= outRows || ph.value() * rowBytes <= BAND_BYTES) {
+      return 0;
+    }
+    long rows = Math.max(fit, MIN_BAND_ROWS);
+    long bands = (outRows + rows - 1) / rows;
+    return (int) ((outRows + bands - 1) / bands);
+  }
+
+  /**
+   * The pitch at which a small plane is summed whole, or 0 for row by row: where the plane the
+   * window reads ({@code source}) fits in {@link #BAND_BYTES}, the window slides by one column, and
+   * the output's rows ({@code width}) are not whole vectors at every ISA level (16 floats). The sum
+   * is then stored in rows of the source's pitch, so that {@code lower.CoalescePitchedRows} runs
+   * the plane as one vectorized loop instead of a short vector and a remainder per row:
+   * [1,256,21,21] 3x3 SAME ran 50-60 us by rows, 35-37 us so, on a 2-core Zen 4 (AVX-512).
+   */
+  public static long planePitch(Tensor source, long width, boolean unitStride) {
+    List<Expr> ss = source.shape();
+    if (!unitStride
+        || width <= 0
+        || ss.size() < 2
+        || !(Simplifier.simplify(ss.get(ss.size() - 2)) instanceof IntImm rows)
+        || !(Simplifier.simplify(ss.get(ss.size() - 1)) instanceof IntImm pitch)) {
+      return 0;
+    }
+    boolean fits = rows.value() * pitch.value() * source.dtype().bytes() <= BAND_BYTES;
+    boolean ragged = width % 16 != 0;
+    return fits && ragged && width < pitch.value() ? pitch.value() : 0;
+  }
+
+  static void apply(SketchState state, Stage red, Stage tiled, Stage local, int band) {
+    Schedule s = state.schedule();
+    int n = tiled.axis().size();
+    List<IterVar> axes = new ArrayList<>(tiled.axis());
+    IterVar row = axes.get(n - 2);
+    IterVar col = axes.get(n - 1);
+    IterVar plane = null;
+    if (n > 2) {
+      plane = axes.get(0);
+      for (int d = 1; d < n - 2; d++) {
+        plane = tiled.fuse(plane, axes.get(d));
+      }
+      tiled.parallel(plane);
+    }
+    IterVar producerAt = plane;
+    if (band > 0) {
+      Stage.Split bands = tiled.split(row, band);
+      producerAt = bands.outer();
+      row = bands.inner();
+      if (plane == null) {
+        tiled.parallel(producerAt);
+      }
+    } else if (plane == null) {
+      tiled.parallel(row);
+      producerAt = row;
+    }
+    Tensor source = producerSource(s, local);
+    long width = ComputeDag.extent(local.axis(n - 1));
+    long stride = rowStride(local);
+    long pitch = band == 0 && plane != null ? planePitch(source, width, stride == 1) : 0;
+    if (width <= 0) {
+      // A symbolic row cannot size a local array: the row buffer is the thread's heap temporary.
+      local.setScope("global");
+    }
+    local.computeAt(tiled, pitch > 0 ? plane : row);
+    if (pitch > 0) {
+      local.storageAlign(local.axis(n - 2), (int) pitch, 0);
+    }
+    tiled.vectorize(col);
+    // The row vectorized, the window's columns unrolled inside it; its rows outside, one pass over
+    // the row buffer each (a chain of KW dependent multiply-adds per vector, not KH x KW), where
+    // the
+    // window slides by one column and the plane is summed row by row.
+    IterVar lcol = local.axis(n - 1);
+    List<IterVar> reduce = local.reduceAxis();
+    if (stride == 1 && pitch == 0 && reduce.size() > 1) {
+      List<IterVar> order = new ArrayList<>(reduce.subList(0, reduce.size() - 1));
+      order.add(lcol);
+      order.add(reduce.get(reduce.size() - 1));
+      local.reorder(order.toArray(IterVar[]::new));
+    }
+    for (IterVar r : reduce) {
+      if (ComputeDag.extent(r) <= CpuTiling.MAX_UNROLLED_REDUCTION) {
+        local.unroll(r);
+      }
+    }
+    local.vectorize(lcol);
+
+    double materialized = 0;
+    for (Tensor t : ComputeDag.directReads(local).keySet()) {
+      Stage p = producer(s, local, t);
+      if (p == null) {
+        continue;
+      }
+      p.computeAt(tiled, producerAt);
+      IterVar last = p.axis(p.axis().size() - 1);
+      if (stride > 1) {
+        p.storageDeinterleave(last, (int) stride);
+        Stage.Split phases = p.split(last, (int) stride);
+        p.reorder(phases.inner(), phases.outer());
+      } else {
+        p.vectorize(last);
+      }
+      state.done(p);
+      materialized += elements(t);
+    }
+
+    double tasks = 1;
+    for (int d = 0; d < n - 2; d++) {
+      tasks *= CpuPackedTiling.nominal(ComputeDag.extent(axes.get(d)));
+    }
+    if (plane == null) {
+      long rows = CpuPackedTiling.nominal(ComputeDag.extent(axes.get(n - 2)));
+      tasks = band > 0 ? Math.ceil((double) rows / band) : rows;
+    }
+    double work = 1;
+    for (IterVar a : local.reduceAxis()) {
+      work *= ComputeDag.extent(a);
+    }
+    for (IterVar a : axes) {
+      work *= CpuPackedTiling.nominal(ComputeDag.extent(a));
+    }
+    state.note(red, "cpu.tasks", tasks);
+    state.note(red, "cpu.row_window", 1);
+    state.note(red, "cpu.producer_ratio", materialized / work);
+  }
+
+  /**
+   * The injective stage {@code t} that {@code local} reads, inlined so far and read by nothing
+   * else, to be computed per band; null for a placeholder or a stage read elsewhere.
+   */
+  private static Stage producer(Schedule s, Stage local, Tensor t) {
+    if (t.op() instanceof PlaceholderOp) {
+      return null;
+    }
+    Stage p = s.stage(t);
+    return p.attachType() == AttachType.INLINE
+            && !p.hasReduction()
+            && ComputeDag.readers(s, p).equals(Set.of(local))
+        ? p
+        : null;
+  }
+
+  /**
+   * What the window reads along the row: the producer computed per band where there is one, else
+   * the operand itself; null where nothing slides (not for a qualifying stage).
+   */
+  private static Tensor producerSource(Schedule s, Stage local) {
+    Var col = local.axis(local.axis().size() - 1).var();
+    for (Map.Entry<Tensor, List<List<Expr>>> e : ComputeDag.directReads(local).entrySet()) {
+      List<Expr> idx = e.getValue().get(0);
+      if (FreeVars.uses(idx.get(idx.size() - 1), col)) {
+        return e.getKey();
+      }
+    }
+    return null;
+  }
+
+  /** The window's step along the row: the step of the sliding operand's last index. */
+  private static long rowStride(Stage local) {
+    Var col = local.axis(local.axis().size() - 1).var();
+    long stride = 1;
+    for (List<List<Expr>> reads : ComputeDag.directReads(local).values()) {
+      for (List<Expr> idx : reads) {
+        Long step = Simplifier.step(idx.get(idx.size() - 1), col);
+        if (step != null && step > stride) {
+          stride = step;
+        }
+      }
+    }
+    return stride;
+  }
+
+  private static double elements(Tensor t) {
+    double e = 1;
+    for (Expr d : t.shape()) {
+      e *= Simplifier.simplify(d) instanceof IntImm c ? c.value() : CpuTiling.NOMINAL_EXTENT;
+    }
+    return e;
+  }
+}

@@ -1,0 +1,194 @@
+package dev.kernelgen.autosched;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.codegen.CCodegen;
+import dev.kernelgen.lower.Lower;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.TE;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.testing.Check;
+import dev.kernelgen.topi.Conv;
+import dev.kernelgen.topi.Linalg;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.OpSchedules;
+import dev.kernelgen.topi.Padding;
+import dev.kernelgen.topi.Pooling;
+import dev.kernelgen.tune.ConfigSpace;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The row form of sliding-window reductions on the CPU ({@link CpuRowWindow}): which reductions it
+ * takes (a depthwise convolution, a pooling window, a user's stencil) and which it leaves to the
+ * tiles (a convolution over channels, a matmul, an NHWC window, a global pool), that it is their
+ * untuned pick, and every form it builds (bands, a plane at its pitch, a strided window, symbolic
+ * sizes, a stencil without planes) against the oracle in C at ragged shapes.
+ */
+class CpuRowWindowTest {
+  private static Tensor ph(String name, Object... shape) {
+    return TE.placeholder(name, FLOAT32, shape);
+  }
+
+  private static Tensor depthwise(int h, int w, int k, int stride, int m, boolean same) {
+    int p = same ? k / 2 : 0;
+    return Nn.depthwiseConv2dNchw(
+        ph("In", 1, 3, h, w), ph("F", 3, m, k, k), stride, stride, new Padding(p, p, p, p), 1);
+  }
+
+  private static Tensor fused(Tensor conv) {
+    long c = ((dev.kernelgen.te.IntImm) conv.shape().get(1)).value();
+    return Nn.relu(Nn.scaleShift(conv, ph("Scale", c), ph("Shift", c)));
+  }
+
+  /** A 3x3 box filter over a single-channel image, written as a user would: no planes. */
+  static Tensor stencil2d(int h, int w) {
+    Tensor img = ph("Img", h + 2, w + 2);
+    IterVar di = TE.reduceAxis(3, "di");
+    IterVar dj = TE.reduceAxis(3, "dj");
+    return TE.compute(
+        "Blur",
+        TE.shape(h, w),
+        (i, j) -> TE.sum(img.at(i.add(di.var()), j.add(dj.var())).mul(1.0 / 9), di, dj));
+  }
+
+  private static Integer pickedLayout(Tensor out) {
+    var c =
+        AutoScheduler.untunedConfig(
+            Target.C, List.of(out), SketchRules.defaults(), new AnalyticPredictor());
+    return c.values().entrySet().stream()
+        .filter(e -> e.getKey().endsWith(".layout"))
+        .map(Map.Entry::getValue)
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static boolean offered(Target t, Tensor out) {
+    ConfigSpace space = AutoScheduler.space(t, List.of(out));
+    return space.knobs().entrySet().stream()
+        .anyMatch(
+            e -> e.getKey().endsWith(".layout") && e.getValue().contains(CpuRowWindow.LAYOUT));
+  }
+
+  @Test
+  void slidingWindowsTakeTheRowFormAndReductionsWithReuseKeepTheTiles() {
+    for (Tensor out :
+        List.of(
+            depthwise(17, 19, 3, 1, 1, true),
+            fused(depthwise(17, 19, 3, 1, 1, true)),
+            depthwise(21, 21, 3, 1, 2, false),
+            depthwise(19, 23, 3, 2, 1, true),
+            depthwise(13, 29, 5, 1, 1, true),
+            Pooling.maxPool2d(ph("Im", 1, 4, 23, 29), 3, 3, 2, 2, new Padding(1, 1, 1, 1)),
+            stencil2d(19, 37))) {
+      assertThat(pickedLayout(out)).as(out.name()).isEqualTo(CpuRowWindow.LAYOUT);
+    }
+    // Reused across output channels (the tiles' case), reduced over the channels, windowed across
+    // rows only (NHWC), gathered, reduced over the whole plane, or on another target: not offered.
+    Tensor in = ph("In", 1, 8, 17, 19);
+    Padding same = new Padding(1, 1, 1, 1);
+    assertThat(offered(Target.C, Conv.conv2dNchw(in, ph("F", 16, 8, 3, 3), 1, 1, same, 1)))
+        .isFalse();
+    assertThat(offered(Target.C, Linalg.matmul(ph("A", 33, 40), ph("B", 40, 35)))).isFalse();
+    assertThat(
+            offered(
+                Target.C,
+                Conv.depthwiseConv2dNhwc(
+                    ph("Nhwc", 1, 17, 19, 32), ph("Hwcm", 3, 3, 32, 1), 1, 1, same, 1)))
+        .isFalse();
+    assertThat(offered(Target.C, Pooling.globalAvgPool(in))).isFalse();
+    assertThat(offered(Target.JAVA, depthwise(17, 19, 3, 1, 1, true))).isFalse();
+    assertThat(offered(Target.C, depthwise(17, 19, 3, 1, 1, true))).isTrue();
+  }
+
+  static Stream<Object[]> cases() {
+    return Stream.of(
+        new Object[] {"dw 97x101 (bands)", fused(depthwise(97, 101, 3, 1, 1, true))},
+        new Object[] {"dw 23x17 (a plane at its pitch)", fused(depthwise(23, 17, 3, 1, 1, true))},
+        new Object[] {"dw 7x7 plain", depthwise(7, 7, 3, 1, 1, true)},
+        new Object[] {"dw 13x29 k5", depthwise(13, 29, 5, 1, 1, true)},
+        new Object[] {"dw 21x21 VALID m2", fused(depthwise(21, 21, 3, 1, 2, false))},
+        new Object[] {"dw 19x23 stride 2", fused(depthwise(19, 23, 3, 2, 1, true))},
+        new Object[] {"dw 70x70 stride 2 (bands)", depthwise(70, 70, 3, 2, 1, true)},
+        new Object[] {
+          "max pool 3x3/2",
+          Pooling.maxPool2d(ph("Im", 1, 4, 23, 29), 3, 3, 2, 2, new Padding(1, 1, 1, 1))
+        },
+        new Object[] {"stencil 2d", stencil2d(19, 37)});
+  }
+
+  /** The untuned pick and the same with the whole plane per task (band 0), each in C. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void everyFormMatchesTheOracle(String name, Tensor out) {
+    Schedule pick = AutoScheduler.untuned(Target.C, List.of(out));
+    Check.check(pick, OpSchedules.args(pick), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    var values =
+        new TreeMap<>(
+            AutoScheduler.untunedConfig(
+                    Target.C, List.of(out), SketchRules.defaults(), new AnalyticPredictor())
+                .values());
+    values.replaceAll((k, v) -> k.endsWith(".band") && v > 0 ? 0 : v);
+    Schedule whole = AutoScheduler.generate(Target.C, List.of(out), Knobs.configured(values));
+    Check.check(whole, OpSchedules.args(whole), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+  }
+
+  /**
+   * A plane larger than L1 is padded per band of rows; a small ragged one is summed at its pitch,
+   * the rows one vector loop over the plane ({@code lower.CoalescePitchedRows}: 20 rows of 23 plus
+   * 21 columns); the window's rows pass over the row buffer one at a time.
+   */
+  @Test
+  void bandsPitchAndTapRowsAreThoseOfTheHandWrittenSchedule() {
+    Tensor big = fused(depthwise(97, 101, 3, 1, 1, true));
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(big));
+    Stage padded = stage(s, "PaddedInput");
+    assertThat(padded.attachIterVar().name()).endsWith(".outer");
+    String c = c(s);
+    // Per pass of a filter row: three taps in one vectorized loop over the row.
+    assertThat(c).contains("#pragma omp simd");
+    Tensor small = fused(depthwise(21, 21, 3, 1, 1, true));
+    String sc = c(AutoScheduler.untuned(Target.C, List.of(small)));
+    assertThat(sc).contains("< 481; ++");
+  }
+
+  /** Symbolic height and width: the row buffer on the heap, the plane whole, against the oracle. */
+  @Test
+  void symbolicPlanesBuildAndMatchTheOracle() {
+    Var h = TE.var("h");
+    Var w = TE.var("w");
+    Tensor in = ph("SymIn", 1, 3, h, w);
+    Tensor out =
+        fused(Nn.depthwiseConv2dNchw(in, ph("F", 3, 1, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1));
+    assertThat(pickedLayout(out)).isEqualTo(CpuRowWindow.LAYOUT);
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(out));
+    for (long[] hw : new long[][] {{19, 23}, {1, 1}, {40, 17}}) {
+      Map<Var, Long> dims = new HashMap<>();
+      dims.put(h, hw[0]);
+      dims.put(w, hw[1]);
+      Check.check(s, OpSchedules.args(s), dims, EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    }
+  }
+
+  private static Stage stage(Schedule s, String name) {
+    return s.stages().stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  private static String c(Schedule s) {
+    return CCodegen.generate(
+        List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
+  }
+}
