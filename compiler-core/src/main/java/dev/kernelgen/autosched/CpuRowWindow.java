@@ -37,7 +37,10 @@ import java.util.Set;
  *       phases (storage_deinterleave).
  * </ul>
  *
- * <p>It qualifies (C only) where every reduce axis is constant and the whole window is short
+ * <p>On Java (the fallback where no native library loads) the same rows, the whole window in one
+ * pass, no bands, pitch or phases: the hand-written schedule's Java form.
+ *
+ * <p>It qualifies (C and Java) where every reduce axis is constant and the whole window is short
  * ({@link CpuTiling#MAX_UNROLLED} taps), some operand slides along the output's last axis (its last
  * index moves with that axis and with a reduce axis, and no other index does), every operand that
  * moves along that axis reads all data axes (no output reuses it but through the window: a
@@ -67,7 +70,8 @@ public final class CpuRowWindow {
   /** Whether the row form applies to {@code local}, the reduction's accumulating stage. */
   static boolean qualifies(SketchState state, Stage local) {
     int n = local.axis().size();
-    if (state.target() != Target.C || n < 2 || local.reduceAxis().isEmpty()) {
+    boolean cpu = state.target() == Target.C || state.target() == Target.JAVA;
+    if (!cpu || n < 2 || local.reduceAxis().isEmpty()) {
       return false;
     }
     long taps = 1;
@@ -129,7 +133,7 @@ public final class CpuRowWindow {
       return state.knob(red, "band", b, 0);
     }
     Tensor source = producerSource(state.schedule(), local);
-    int auto = source == null ? 0 : bandRows(source, rows);
+    int auto = source == null || state.target() != Target.C ? 0 : bandRows(source, rows);
     return auto > 0 ? state.knob(red, "band", auto, 0) : state.knob(red, "band", 0);
   }
 
@@ -205,10 +209,14 @@ public final class CpuRowWindow {
       tiled.parallel(row);
       producerAt = row;
     }
+    // Java keeps the whole window in one pass over the row and the producer as it is: the form its
+    // JIT vectorizes (the passes over the row buffer ran 3-5x slower there in the hand-written
+    // schedule), with no pitch for the C compiler's pass to coalesce.
+    boolean c = state.target() == Target.C;
     Tensor source = producerSource(s, local);
     long width = ComputeDag.extent(local.axis(n - 1));
     long stride = rowStride(local);
-    long pitch = band == 0 && plane != null ? planePitch(source, width, stride == 1) : 0;
+    long pitch = c && band == 0 && plane != null ? planePitch(source, width, stride == 1) : 0;
     if (width <= 0) {
       // A symbolic row cannot size a local array: the row buffer is the thread's heap temporary.
       local.setScope("global");
@@ -224,7 +232,7 @@ public final class CpuRowWindow {
     // window slides by one column and the plane is summed row by row.
     IterVar lcol = local.axis(n - 1);
     List<IterVar> reduce = local.reduceAxis();
-    if (stride == 1 && pitch == 0 && reduce.size() > 1) {
+    if (c && stride == 1 && pitch == 0 && reduce.size() > 1) {
       List<IterVar> order = new ArrayList<>(reduce.subList(0, reduce.size() - 1));
       order.add(lcol);
       order.add(reduce.get(reduce.size() - 1));
@@ -245,11 +253,11 @@ public final class CpuRowWindow {
       }
       p.computeAt(tiled, producerAt);
       IterVar last = p.axis(p.axis().size() - 1);
-      if (stride > 1) {
+      if (c && stride > 1) {
         p.storageDeinterleave(last, (int) stride);
         Stage.Split phases = p.split(last, (int) stride);
         p.reorder(phases.inner(), phases.outer());
-      } else {
+      } else if (c) {
         p.vectorize(last);
       }
       state.done(p);

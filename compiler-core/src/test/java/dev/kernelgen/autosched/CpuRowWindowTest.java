@@ -66,9 +66,13 @@ class CpuRowWindowTest {
   }
 
   private static Integer pickedLayout(Tensor out) {
+    return pickedLayout(Target.C, out);
+  }
+
+  private static Integer pickedLayout(Target t, Tensor out) {
     var c =
         AutoScheduler.untunedConfig(
-            Target.C, List.of(out), SketchRules.defaults(), new AnalyticPredictor());
+            t, List.of(out), SketchRules.defaults(), new AnalyticPredictor());
     return c.values().entrySet().stream()
         .filter(e -> e.getKey().endsWith(".layout"))
         .map(Map.Entry::getValue)
@@ -110,8 +114,9 @@ class CpuRowWindowTest {
                     ph("Nhwc", 1, 17, 19, 32), ph("Hwcm", 3, 3, 32, 1), 1, 1, same, 1)))
         .isFalse();
     assertThat(offered(Target.C, Pooling.globalAvgPool(in))).isFalse();
-    assertThat(offered(Target.JAVA, depthwise(17, 19, 3, 1, 1, true))).isFalse();
+    assertThat(offered(Target.CUDA, depthwise(17, 19, 3, 1, 1, true))).isFalse();
     assertThat(offered(Target.C, depthwise(17, 19, 3, 1, 1, true))).isTrue();
+    assertThat(offered(Target.JAVA, depthwise(17, 19, 3, 1, 1, true))).isTrue();
   }
 
   static Stream<Object[]> cases() {
@@ -130,12 +135,17 @@ class CpuRowWindowTest {
         new Object[] {"stencil 2d", stencil2d(19, 37)});
   }
 
-  /** The untuned pick and the same with the whole plane per task (band 0), each in C. */
+  /**
+   * The untuned pick in C and in Java, and in C the same with the whole plane per task (band 0).
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void everyFormMatchesTheOracle(String name, Tensor out) {
     Schedule pick = AutoScheduler.untuned(Target.C, List.of(out));
     Check.check(pick, OpSchedules.args(pick), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    Schedule java = AutoScheduler.untuned(Target.JAVA, List.of(out));
+    assertThat(pickedLayout(Target.JAVA, out)).isEqualTo(CpuRowWindow.LAYOUT);
+    Check.check(java, OpSchedules.args(java), Map.of(), EnumSet.of(Check.Backend.JAVA), 1e-4, 1e-4);
     var values =
         new TreeMap<>(
             AutoScheduler.untunedConfig(
@@ -165,7 +175,10 @@ class CpuRowWindowTest {
     assertThat(sc).contains("< 481; ++");
   }
 
-  /** Symbolic height and width: the row buffer on the heap, the plane whole, against the oracle. */
+  /**
+   * Symbolic height and width: the row buffer on the heap, the plane whole, against the oracle in C
+   * and Java.
+   */
   @Test
   void symbolicPlanesBuildAndMatchTheOracle() {
     Var h = TE.var("h");
@@ -174,12 +187,15 @@ class CpuRowWindowTest {
     Tensor out =
         fused(Nn.depthwiseConv2dNchw(in, ph("F", 3, 1, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1));
     assertThat(pickedLayout(out)).isEqualTo(CpuRowWindow.LAYOUT);
-    Schedule s = AutoScheduler.untuned(Target.C, List.of(out));
-    for (long[] hw : new long[][] {{19, 23}, {1, 1}, {40, 17}}) {
-      Map<Var, Long> dims = new HashMap<>();
-      dims.put(h, hw[0]);
-      dims.put(w, hw[1]);
-      Check.check(s, OpSchedules.args(s), dims, EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    for (Target t : List.of(Target.C, Target.JAVA)) {
+      Schedule s = AutoScheduler.untuned(t, List.of(out));
+      Check.Backend backend = t == Target.C ? Check.Backend.C : Check.Backend.JAVA;
+      for (long[] hw : new long[][] {{19, 23}, {1, 1}, {40, 17}}) {
+        Map<Var, Long> dims = new HashMap<>();
+        dims.put(h, hw[0]);
+        dims.put(w, hw[1]);
+        Check.check(s, OpSchedules.args(s), dims, EnumSet.of(backend), 1e-4, 1e-4);
+      }
     }
   }
 

@@ -112,12 +112,13 @@ public final class CpuBench {
             : generated
                 ? new KernelgenDepthwise(0, true)
                 : ServiceLoader.load(OursKernel.class).findFirst().orElse(null);
-    // The generated Java kernels always use the library's CPU schedule (untuned): the fallback an
-    // application gets where no native library loads.
+    // The generated Java kernels use the library's CPU schedule (untuned), or with --generated the
+    // auto-scheduler's untuned Java pick: the fallback an application gets where no native library
+    // loads.
     OursKernel kgJava =
         Boolean.getBoolean("kernels.bench.noJava")
             ? null
-            : new KernelgenJava(Integer.getInteger("kernels.bench.vector", 0));
+            : new KernelgenJava(Integer.getInteger("kernels.bench.vector", 0), generated);
     CpuInfo cpu = CpuInfo.detect();
     System.out.println(cpu.line());
     System.out.printf(

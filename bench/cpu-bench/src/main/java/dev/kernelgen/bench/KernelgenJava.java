@@ -4,6 +4,7 @@ import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.codegen.JavaCodegen;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.runtime.KernelBinary;
@@ -46,13 +47,22 @@ import javax.tools.ToolProvider;
 public final class KernelgenJava implements OursKernel {
   private final int vector;
 
+  /** Whether the schedule is the auto-scheduler's untuned pick for Java instead of the template. */
+  private final boolean generated;
+
   public KernelgenJava(int vector) {
+    this(vector, false);
+  }
+
+  public KernelgenJava(int vector, boolean generated) {
     this.vector = vector;
+    this.generated = generated;
   }
 
   @Override
   public String name() {
-    return "kernelgen Java (generated Java kernels on the runtime's Java device)";
+    return "kernelgen Java (generated Java kernels on the runtime's Java device"
+        + (generated ? "; the auto-scheduler's untuned pick, no template)" : ")");
   }
 
   @Override
@@ -65,7 +75,10 @@ public final class KernelgenJava implements OursKernel {
         new dev.kernelgen.topi.Padding(w.padTop(), w.padLeft(), w.padBottom(), w.padRight());
     Tensor conv = Nn.depthwiseConv2dNchw(in, filter, w.stride(), w.stride(), pad, 1);
     Tensor out = fused ? Nn.relu(Nn.scaleShift(conv, scale, shift)) : conv;
-    Schedule s = DepthwiseSchedules.cpu(conv, out, vector, Target.JAVA);
+    Schedule s =
+        generated
+            ? AutoScheduler.untuned(Target.JAVA, List.of(out))
+            : DepthwiseSchedules.cpu(conv, out, vector, Target.JAVA);
     List<Tensor> args = fused ? List.of(in, filter, scale, shift, out) : List.of(in, filter, out);
     String name = fused ? "depthwise_fused" : "depthwise";
     PrimFunc f = Lower.lower(s, name, args, Target.JAVA, null);
