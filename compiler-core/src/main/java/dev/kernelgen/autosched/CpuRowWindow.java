@@ -132,8 +132,10 @@ public final class CpuRowWindow {
       int b = rows > 0 ? (int) Math.max(1, (rows + PLANELESS_TASKS - 1) / PLANELESS_TASKS) : 8;
       return state.knob(red, "band", b, 0);
     }
+    // Bands are of a producer computed per band: a placeholder read in place has none.
     Tensor source = producerSource(state.schedule(), local);
-    int auto = source == null || state.target() != Target.C ? 0 : bandRows(source, rows);
+    boolean computed = source != null && producer(state.schedule(), local, source) != null;
+    int auto = computed && state.target() == Target.C ? bandRows(source, rows) : 0;
     return auto > 0 ? state.knob(red, "band", auto, 0) : state.knob(red, "band", 0);
   }
 

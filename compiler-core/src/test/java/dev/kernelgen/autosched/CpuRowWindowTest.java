@@ -170,6 +170,10 @@ class CpuRowWindowTest {
     String c = c(s);
     // Per pass of a filter row: three taps in one vectorized loop over the row.
     assertThat(c).contains("#pragma omp simd");
+    // Without padding the window reads its input in place: nothing to band.
+    Tensor valid = fused(depthwise(97, 101, 3, 1, 1, false));
+    assertThat(AutoScheduler.space(Target.C, List.of(valid)).knobs().get("DepthwiseConv2d.band"))
+        .containsExactly(0);
     Tensor small = fused(depthwise(21, 21, 3, 1, 1, true));
     String sc = c(AutoScheduler.untuned(Target.C, List.of(small)));
     assertThat(sc).contains("< 481; ++");
