@@ -111,6 +111,15 @@ final class ComputeDag {
     return r.isEmpty() && isInlined(s, t) ? directReads(consumer).getOrDefault(t, List.of()) : r;
   }
 
+  /**
+   * The stage of {@code t} where it is inlined so far and {@code consumer} is its only reader (a
+   * padding read by one reduction): a stage the consumer's schedule may compute where it likes;
+   * null for a placeholder or a stage read elsewhere.
+   */
+  static Stage inlinedOnlyInto(Schedule s, Stage consumer, Tensor t) {
+    return isInlined(s, t) && readers(s, s.stage(t)).equals(Set.of(consumer)) ? s.stage(t) : null;
+  }
+
   /** Whether {@code t} is a computed stage inlined into its readers. */
   static boolean isInlined(Schedule s, Tensor t) {
     return !(t.op() instanceof PlaceholderOp) && s.stage(t).attachType() == AttachType.INLINE;

@@ -248,9 +248,7 @@ final class CpuPackedTiling {
           }
         }
         packed += size;
-      } else if (!(t.op() instanceof PlaceholderOp)
-          && s.stage(t).attachType() == AttachType.INLINE
-          && ComputeDag.readers(s, s.stage(t)).equals(java.util.Set.of(local))) {
+      } else if (ComputeDag.inlinedOnlyInto(s, local, t) != null) {
         Stage p = s.stage(t);
         double region = region(local, e.getValue().get(0), others.subList(0, parallelAxes), tiles);
         IterVar at = task;

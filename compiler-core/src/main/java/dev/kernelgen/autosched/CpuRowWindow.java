@@ -2,20 +2,17 @@ package dev.kernelgen.autosched;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
-import dev.kernelgen.schedule.AttachType;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
-import dev.kernelgen.te.PlaceholderOp;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The CPU row form of a sliding-window reduction (knob {@code layout} {@value #LAYOUT}): a
@@ -109,7 +106,7 @@ public final class CpuRowWindow {
         if (step == null || step <= 0) {
           return false;
         }
-        if (step > 1 && producer(state.schedule(), local, e.getKey()) == null) {
+        if (step > 1 && ComputeDag.inlinedOnlyInto(state.schedule(), local, e.getKey()) == null) {
           return false; // strided reads of a placeholder would be gathered
         }
         for (IterVar r : local.reduceAxis()) {
@@ -134,7 +131,8 @@ public final class CpuRowWindow {
     }
     // Bands are of a producer computed per band: a placeholder read in place has none.
     Tensor source = producerSource(state.schedule(), local);
-    boolean computed = source != null && producer(state.schedule(), local, source) != null;
+    boolean computed =
+        source != null && ComputeDag.inlinedOnlyInto(state.schedule(), local, source) != null;
     int auto = computed && state.target() == Target.C ? bandRows(source, rows) : 0;
     return auto > 0 ? state.knob(red, "band", auto, 0) : state.knob(red, "band", 0);
   }
@@ -249,7 +247,7 @@ public final class CpuRowWindow {
 
     double materialized = 0;
     for (Tensor t : ComputeDag.directReads(local).keySet()) {
-      Stage p = producer(s, local, t);
+      Stage p = ComputeDag.inlinedOnlyInto(s, local, t);
       if (p == null) {
         continue;
       }
@@ -284,22 +282,6 @@ public final class CpuRowWindow {
     state.note(red, "cpu.tasks", tasks);
     state.note(red, "cpu.row_window", 1);
     state.note(red, "cpu.producer_ratio", materialized / work);
-  }
-
-  /**
-   * The injective stage {@code t} that {@code local} reads, inlined so far and read by nothing
-   * else, to be computed per band; null for a placeholder or a stage read elsewhere.
-   */
-  private static Stage producer(Schedule s, Stage local, Tensor t) {
-    if (t.op() instanceof PlaceholderOp) {
-      return null;
-    }
-    Stage p = s.stage(t);
-    return p.attachType() == AttachType.INLINE
-            && !p.hasReduction()
-            && ComputeDag.readers(s, p).equals(Set.of(local))
-        ? p
-        : null;
   }
 
   /**
