@@ -29,8 +29,9 @@ import java.util.function.ToDoubleFunction;
  * Schedule}, like a hand template, whose knobs form a {@link ConfigSpace} that the tuner searches.
  *
  * <p>Knob {@value #SKETCH} picks the sketch: 0 is what the {@link SketchRule}s derive, 1 is the
- * {@linkplain NaiveSchedule naive floor}. Every knob is asked whatever the sketch, so that the
- * space is the same for every configuration.
+ * {@linkplain NaiveSchedule naive floor}. Every knob is in the space whatever the sketch, so that
+ * the space is the same for every configuration; the naive sketch reads none of the rules' knobs
+ * ({@link SketchState#declareOnly}), so a search measures it once.
  */
 public final class AutoScheduler {
   private AutoScheduler() {}
@@ -328,6 +329,9 @@ public final class AutoScheduler {
       Map<String, Integer> preferred) {
     SketchState state = new SketchState(Schedule.create(outputs), target, knobs, preferred);
     int sketch = state.knob(SKETCH, RULES, NAIVE);
+    if (sketch == NAIVE) {
+      state.declareOnly();
+    }
     try {
       derive(state, rules);
     } catch (UserError e) {

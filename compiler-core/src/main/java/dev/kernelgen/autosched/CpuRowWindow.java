@@ -118,23 +118,23 @@ public final class CpuRowWindow {
   }
 
   /**
-   * The knob {@code band} of {@code red}: rows per band of the producer, 0 for whole planes (a
-   * stencil without planes: a task per band of rows, or with 0 per row). Asked by every layout of a
-   * qualifying stage, so that the space is the same whichever layout is first.
+   * The choices of knob {@code band}: rows per band of the producer, 0 for whole planes (a stencil
+   * without planes: a task per band of rows, or with 0 per row). In the space of every layout of a
+   * qualifying stage, read by this one only.
    */
-  static int band(SketchState state, Stage red, Stage tiled, Stage local) {
+  static int[] bandChoices(SketchState state, Stage tiled, Stage local) {
     int n = tiled.axis().size();
     long rows = ComputeDag.extent(tiled.axis(n - 2));
     if (n == 2) {
       int b = rows > 0 ? (int) Math.max(1, (rows + PLANELESS_TASKS - 1) / PLANELESS_TASKS) : 8;
-      return state.knob(red, "band", b, 0);
+      return new int[] {b, 0};
     }
     // Bands are of a producer computed per band: a placeholder read in place has none.
     Tensor source = producerSource(state.schedule(), local);
     boolean computed =
         source != null && ComputeDag.inlinedOnlyInto(state.schedule(), local, source) != null;
     int auto = computed && state.target() == Target.C ? bandRows(source, rows) : 0;
-    return auto > 0 ? state.knob(red, "band", auto, 0) : state.knob(red, "band", 0);
+    return auto > 0 ? new int[] {auto, 0} : new int[] {0};
   }
 
   /**

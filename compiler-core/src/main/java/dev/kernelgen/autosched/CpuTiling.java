@@ -116,6 +116,32 @@ final class CpuTiling {
       layouts.add(CpuPackedTiling.BASE + v);
     }
     int layout = state.knob(red, "layout", layouts.stream().mapToInt(x -> x).toArray());
+    int[][] tileChoices = new int[n][];
+    for (int d = 0; d < n; d++) {
+      boolean inner = d == n - 1;
+      tileChoices[d] =
+          TileChoices.of(
+              ComputeDag.extent(axes.get(d)),
+              inner && streams
+                  ? MAX_STREAM_TILE
+                  : inner || packedAxes.contains(d)
+                      ? MAX_INNER_TILE
+                      : d == n - 2 ? MAX_ROW_TILE : MAX_OUTER_TILE,
+              inner ? 32 : (d == n - 2 ? 8 : 1),
+              // A streaming tile may take a divisor of the extent: its accumulators are no whole
+              // registers anyway, and a ragged tile's bound varies per tile.
+              inner && !streams);
+    }
+    // Each layout reads its own knobs and declares the others' (SketchState.declare): the row form
+    // has no tiles, the tiles no bands.
+    if (layout == CpuRowWindow.LAYOUT) {
+      for (int d = 0; d < n; d++) {
+        state.declare(red, "tile" + d, tileChoices[d]);
+      }
+      int band = state.knob(red, "band", CpuRowWindow.bandChoices(state, tiled, local));
+      CpuRowWindow.apply(state, red, tiled, local, band);
+      return;
+    }
     int[] tiles = new int[n];
     long regTile = 1;
     double tasks = 1;
@@ -123,22 +149,7 @@ final class CpuTiling {
     int ragged = 0;
     for (int d = 0; d < n; d++) {
       long e = ComputeDag.extent(axes.get(d));
-      boolean inner = d == n - 1;
-      tiles[d] =
-          state.knob(
-              red,
-              "tile" + d,
-              TileChoices.of(
-                  e,
-                  inner && streams
-                      ? MAX_STREAM_TILE
-                      : inner || packedAxes.contains(d)
-                          ? MAX_INNER_TILE
-                          : d == n - 2 ? MAX_ROW_TILE : MAX_OUTER_TILE,
-                  inner ? 32 : (d == n - 2 ? 8 : 1),
-                  // A streaming tile may take a divisor of the extent: its accumulators are no
-                  // whole registers anyway, and a ragged tile's bound varies per tile.
-                  inner && !streams));
+      tiles[d] = state.knob(red, "tile" + d, tileChoices[d]);
       regTile *= tiles[d];
       long ext = e > 0 ? e : NOMINAL_EXTENT;
       long count = (ext + tiles[d] - 1) / tiles[d];
@@ -152,11 +163,7 @@ final class CpuTiling {
       }
     }
     if (rowWindow) {
-      int band = CpuRowWindow.band(state, red, tiled, local);
-      if (layout == CpuRowWindow.LAYOUT) {
-        CpuRowWindow.apply(state, red, tiled, local, band);
-        return;
-      }
+      state.declare(red, "band", CpuRowWindow.bandChoices(state, tiled, local));
     }
     if (layout >= CpuPackedTiling.BASE) {
       CpuPackedTiling.apply(state, red, tiled, local, layout - CpuPackedTiling.BASE, tiles);

@@ -21,6 +21,7 @@ public final class SketchState {
   private final Map<String, Integer> preferred;
   private final Set<Stage> done = new HashSet<>();
   private final Map<String, Double> notes = new LinkedHashMap<>();
+  private boolean declaring;
 
   SketchState(Schedule schedule, Target target, Knobs knobs, Map<String, Integer> preferred) {
     this.schedule = schedule;
@@ -64,7 +65,26 @@ public final class SketchState {
     if (p != null) {
       choices = first(p, choices);
     }
-    return knobs.knob(name, choices);
+    return declaring ? knobs.declare(name, choices) : knobs.knob(name, choices);
+  }
+
+  /**
+   * Knob {@code name} of stage {@code st} in the space but not read ({@link Knobs#declare}): the
+   * knobs of a branch the rule did not take, so that configurations that differ only there are
+   * known to build the same schedule.
+   */
+  public void declare(Stage st, String name, int... choices) {
+    String n = KnobNames.of(st, name);
+    Integer p = preferred.get(n);
+    knobs.declare(n, p != null ? first(p, choices) : choices);
+  }
+
+  /**
+   * From here on every knob is declared, not read: the rules still run, so that their knobs are in
+   * the space, but the schedule built is another sketch's (the naive floor).
+   */
+  void declareOnly() {
+    declaring = true;
   }
 
   private static int[] first(int p, int[] choices) {

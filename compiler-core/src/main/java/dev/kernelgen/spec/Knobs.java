@@ -46,6 +46,22 @@ public final class Knobs {
    *     configured value is not among the choices
    */
   public int knob(String name, int... choices) {
+    int value = declare(name, choices);
+    chosen.put(name, value);
+    return value;
+  }
+
+  /**
+   * Enters knob {@code name} with its {@code choices} in the space, as {@link #knob} does, without
+   * reading it: a schedule declares the knobs of the branches it did not take (another sketch's,
+   * another layout's tiles), so that the space is the same for every configuration, while the knobs
+   * it read ({@link #chosen}) tell which schedule it built: two configurations that read the same
+   * values build the same schedule, and a search measures it once.
+   *
+   * @return the value the knob would take: the configured one, else {@code choices[0]}
+   * @throws UserError as {@link #knob} does
+   */
+  public int declare(String name, int... choices) {
     UserError.check(
         name != null && IDENTIFIER.matcher(name).matches(),
         "knob name '%s' is not an identifier",
@@ -74,7 +90,6 @@ public final class Knobs {
           Arrays.toString(choices));
       value = v;
     }
-    chosen.put(name, value);
     return value;
   }
 

@@ -9,6 +9,7 @@ import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
@@ -21,6 +22,8 @@ import dev.kernelgen.topi.OpSchedules;
 import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Pooling;
 import dev.kernelgen.tune.ConfigSpace;
+import dev.kernelgen.tune.Configuration;
+import dev.kernelgen.tune.TuningTask;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -177,6 +180,53 @@ class CpuRowWindowTest {
     Tensor small = fused(depthwise(21, 21, 3, 1, 1, true));
     String sc = c(AutoScheduler.untuned(Target.C, List.of(small)));
     assertThat(sc).contains("< 481; ++");
+  }
+
+  /**
+   * The row form reads no tile knob and the tiles no band, and the naive sketch none of the rules'
+   * knobs: configurations that differ only there read the same knobs, so the tuner measures their
+   * schedule once ({@code tune.KnownSchedules}); each reads what it builds with.
+   */
+  @Test
+  void configurationsThatBuildTheSameScheduleReadTheSameKnobs() {
+    Tensor in = ph("In", 1, 3, 97, 101);
+    Tensor filter = ph("F", 3, 1, 3, 3);
+    Tensor out = Nn.depthwiseConv2dNchw(in, filter, 1, 1, new Padding(1, 1, 1, 1), 1);
+    TuningTask task =
+        new TuningTask(
+            "Test/rows",
+            Target.C,
+            OperatorDef.of(List.of(in, filter), out),
+            k -> AutoScheduler.generate(Target.C, List.of(out), k),
+            "rows");
+    Map<String, Integer> rows = new TreeMap<>(task.space().defaults().values());
+    rows.put("DepthwiseConv2d.layout", CpuRowWindow.LAYOUT);
+    Map<String, Integer> otherTiles = new TreeMap<>(rows);
+    otherTiles.put("DepthwiseConv2d.tile2", 1);
+    otherTiles.put("DepthwiseConv2d.tile3", 16);
+    assertThat(read(task, otherTiles)).isEqualTo(read(task, rows));
+    assertThat(read(task, rows))
+        .containsKey("DepthwiseConv2d.band")
+        .doesNotContainKey("DepthwiseConv2d.tile3");
+    Map<String, Integer> tiles = new TreeMap<>(rows);
+    tiles.put("DepthwiseConv2d.layout", CpuTiling.REGISTER_TILE);
+    Map<String, Integer> otherBand = new TreeMap<>(tiles);
+    otherBand.put("DepthwiseConv2d.band", 0);
+    assertThat(read(task, otherBand)).isEqualTo(read(task, tiles));
+    assertThat(read(task, tiles))
+        .containsKey("DepthwiseConv2d.tile3")
+        .doesNotContainKey("DepthwiseConv2d.band");
+    Map<String, Integer> naive = new TreeMap<>(tiles);
+    naive.put(AutoScheduler.SKETCH, AutoScheduler.NAIVE);
+    Map<String, Integer> otherNaive = new TreeMap<>(otherTiles);
+    otherNaive.put(AutoScheduler.SKETCH, AutoScheduler.NAIVE);
+    assertThat(read(task, naive))
+        .isEqualTo(read(task, otherNaive))
+        .isEqualTo(Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE));
+  }
+
+  private static Map<String, Integer> read(TuningTask task, Map<String, Integer> values) {
+    return task.readKnobs(Configuration.of(values)).values();
   }
 
   /**

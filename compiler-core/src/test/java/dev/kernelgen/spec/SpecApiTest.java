@@ -34,6 +34,20 @@ class SpecApiTest {
   }
 
   @Test
+  void aDeclaredKnobIsInTheSpaceButNotRead() {
+    // A branch not taken declares its knobs: the space is the same, the knobs read differ.
+    Knobs k = Knobs.configured(Map.of("tile", 4, "band", 2));
+    assertThat(k.declare("tile", 8, 4, 16)).isEqualTo(4);
+    assertThat(k.knob("band", 0, 2)).isEqualTo(2);
+    assertThat(k.space()).isEqualTo(Map.of("tile", List.of(8, 4, 16), "band", List.of(0, 2)));
+    assertThat(k.chosen()).isEqualTo(Map.of("band", 2));
+    assertThat(k.unused()).isEmpty();
+    assertThatThrownBy(() -> Knobs.configured(Map.of("tile", 3)).declare("tile", 8, 4))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("configured to 3, which is not among its choices [8, 4]");
+  }
+
+  @Test
   void knobMisuseIsAUserError() {
     Knobs k = Knobs.defaults();
     k.knob("tile", 8, 4);
