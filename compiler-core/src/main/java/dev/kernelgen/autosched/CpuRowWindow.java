@@ -22,9 +22,11 @@ import java.util.Map;
  * depthwise schedule does it by hand ({@code topi.DepthwiseSchedules.cpu}):
  *
  * <ul>
- *   <li>the planes (every data axis but the last two, fused) run in parallel;
- *   <li>an injective producer the window reads (padding) is computed per band of output rows (knob
- *       {@code band}: rows per band, 0 for the whole plane), so that the band stays in L1;
+ *   <li>the planes (every data axis but the last two, fused) run in parallel, in bands of rows
+ *       (knob {@code band}: rows per band, 0 for the whole plane) that keep the producer in L1;
+ *       where the planes are few (one, for a stencil over an image) each band is a task of its own,
+ *       so that every core has tasks;
+ *   <li>an injective producer the window reads (padding) is computed per band, or per plane;
  *   <li>each output row is summed in a row buffer, vectorized along the row: the window's rows
  *       (every reduce axis but the last) outside the row's loop, its columns unrolled inside, one
  *       multiply-add per tap and vector; the epilogue reads the row buffer;
@@ -35,7 +37,8 @@ import java.util.Map;
  * </ul>
  *
  * <p>On Java (the fallback where no native library loads) the same rows, the whole window in one
- * pass, no bands, pitch or phases: the hand-written schedule's Java form.
+ * pass, no pitch or phases, bands only to share few planes among the cores: the hand-written
+ * schedule's Java form.
  *
  * <p>It qualifies (C and Java) where every reduce axis is constant and the whole window is short
  * ({@link CpuTiling#MAX_UNROLLED} taps), some operand slides along the output's last axis (its last
@@ -61,8 +64,11 @@ public final class CpuRowWindow {
   /** The fewest rows a band has: fewer would copy each input row as often as the window's rows. */
   static final int MIN_BAND_ROWS = 4;
 
-  /** Tasks a planeless (two-dimensional) stencil is cut into, in bands of rows. */
-  static final int PLANELESS_TASKS = 2 * AnalyticPredictor.CORES;
+  /**
+   * The fewest parallel tasks wanted: where the planes are fewer (one, for a stencil over an
+   * image), bands of rows are tasks too.
+   */
+  static final int PARALLEL_TASKS = 2 * AnalyticPredictor.CORES;
 
   /** Whether the row form applies to {@code local}, the reduction's accumulating stage. */
   static boolean qualifies(SketchState state, Stage local) {
@@ -118,23 +124,40 @@ public final class CpuRowWindow {
   }
 
   /**
-   * The choices of knob {@code band}: rows per band of the producer, 0 for whole planes (a stencil
-   * without planes: a task per band of rows, or with 0 per row). In the space of every layout of a
-   * qualifying stage, read by this one only.
+   * The choices of knob {@code band}: rows per band, 0 for whole planes (a stencil without planes:
+   * a task per row). In the space of every layout of a qualifying stage, read by this one only.
    */
   static int[] bandChoices(SketchState state, Stage tiled, Stage local) {
     int n = tiled.axis().size();
     long rows = ComputeDag.extent(tiled.axis(n - 2));
-    if (n == 2) {
-      int b = rows > 0 ? (int) Math.max(1, (rows + PLANELESS_TASKS - 1) / PLANELESS_TASKS) : 8;
-      return new int[] {b, 0};
-    }
-    // Bands are of a producer computed per band: a placeholder read in place has none.
+    // Bands of a producer computed per band, so that it fits L1: a placeholder read in place has
+    // none.
     Tensor source = producerSource(state.schedule(), local);
     boolean computed =
         source != null && ComputeDag.inlinedOnlyInto(state.schedule(), local, source) != null;
     int auto = computed && state.target() == Target.C ? bandRows(source, rows) : 0;
+    double planes = planes(tiled.axis());
+    if (planes < PARALLEL_TASKS) {
+      // Few planes (one: a stencil over an image): bands, no longer than L1's, share them among
+      // the cores.
+      long per = (long) Math.ceil(PARALLEL_TASKS / planes);
+      long share = rows > 0 ? Math.max(MIN_BAND_ROWS, (rows + per - 1) / per) : 8;
+      if (auto > 0) {
+        auto = (int) Math.min(auto, share);
+      } else if (rows <= 0 || share < rows) {
+        auto = (int) share;
+      }
+    }
     return auto > 0 ? new int[] {auto, 0} : new int[] {0};
+  }
+
+  /** The planes: the product of every data axis but the last two (nominal where symbolic). */
+  private static double planes(List<IterVar> axes) {
+    double planes = 1;
+    for (int d = 0; d < axes.size() - 2; d++) {
+      planes *= CpuPackedTiling.nominal(ComputeDag.extent(axes.get(d)));
+    }
+    return planes;
   }
 
   /**
@@ -195,20 +218,27 @@ public final class CpuRowWindow {
       for (int d = 1; d < n - 2; d++) {
         plane = tiled.fuse(plane, axes.get(d));
       }
-      tiled.parallel(plane);
     }
+    // The parallel tasks: planes, the bands of few planes, or rows. The producer is computed per
+    // band where there are bands. (Planes and bands fused into tasks where the planes are many
+    // too ran the seed's [1,256,96,96] 1-6% slower than its bands inside each plane's task.)
+    IterVar task = plane;
     IterVar producerAt = plane;
     if (band > 0) {
       Stage.Split bands = tiled.split(row, band);
       producerAt = bands.outer();
       row = bands.inner();
       if (plane == null) {
-        tiled.parallel(producerAt);
+        task = producerAt;
+      } else if (planes(axes) < PARALLEL_TASKS) {
+        task = tiled.fuse(plane, producerAt);
+        producerAt = task;
       }
     } else if (plane == null) {
-      tiled.parallel(row);
+      task = row;
       producerAt = row;
     }
+    tiled.parallel(task);
     // Java keeps the whole window in one pass over the row and the producer as it is: the form its
     // JIT vectorizes (the passes over the row buffer ran 3-5x slower there in the hand-written
     // schedule), with no pitch for the C compiler's pass to coalesce.
@@ -264,13 +294,12 @@ public final class CpuRowWindow {
       materialized += elements(t);
     }
 
-    double tasks = 1;
-    for (int d = 0; d < n - 2; d++) {
-      tasks *= CpuPackedTiling.nominal(ComputeDag.extent(axes.get(d)));
-    }
-    if (plane == null) {
-      long rows = CpuPackedTiling.nominal(ComputeDag.extent(axes.get(n - 2)));
-      tasks = band > 0 ? Math.ceil((double) rows / band) : rows;
+    double tasks = planes(axes);
+    long rows = CpuPackedTiling.nominal(ComputeDag.extent(axes.get(n - 2)));
+    if (band > 0 && tasks < PARALLEL_TASKS) {
+      tasks *= Math.ceil((double) rows / band);
+    } else if (plane == null) {
+      tasks = rows;
     }
     double work = 1;
     for (IterVar a : local.reduceAxis()) {

@@ -68,6 +68,12 @@ class CpuRowWindowTest {
         (i, j) -> TE.sum(img.at(i.add(di.var()), j.add(dj.var())).mul(1.0 / 9), di, dj));
   }
 
+  /** A depthwise convolution over one plane: its bands are the parallel tasks. */
+  static Tensor onePlane(int h, int w) {
+    return Nn.depthwiseConv2dNchw(
+        ph("Plane", 1, 1, h, w), ph("F1", 1, 1, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1);
+  }
+
   private static Integer pickedLayout(Tensor out) {
     return pickedLayout(Target.C, out);
   }
@@ -125,7 +131,10 @@ class CpuRowWindowTest {
   static Stream<Object[]> cases() {
     return Stream.of(
         new Object[] {"dw 97x101 (bands)", fused(depthwise(97, 101, 3, 1, 1, true))},
-        new Object[] {"dw 23x17 (a plane at its pitch)", fused(depthwise(23, 17, 3, 1, 1, true))},
+        new Object[] {
+          "dw 23x17 (bands; at band 0 a plane at its pitch)",
+          fused(depthwise(23, 17, 3, 1, 1, true))
+        },
         new Object[] {"dw 7x7 plain", depthwise(7, 7, 3, 1, 1, true)},
         new Object[] {"dw 13x29 k5", depthwise(13, 29, 5, 1, 1, true)},
         new Object[] {"dw 21x21 VALID m2", fused(depthwise(21, 21, 3, 1, 2, false))},
@@ -135,7 +144,8 @@ class CpuRowWindowTest {
           "max pool 3x3/2",
           Pooling.maxPool2d(ph("Im", 1, 4, 23, 29), 3, 3, 2, 2, new Padding(1, 1, 1, 1))
         },
-        new Object[] {"stencil 2d", stencil2d(19, 37)});
+        new Object[] {"stencil 2d", stencil2d(19, 37)},
+        new Object[] {"dw one plane 150x97 (bands as tasks)", onePlane(150, 97)});
   }
 
   /**
@@ -169,15 +179,31 @@ class CpuRowWindowTest {
     Tensor big = fused(depthwise(97, 101, 3, 1, 1, true));
     Schedule s = AutoScheduler.untuned(Target.C, List.of(big));
     Stage padded = stage(s, "PaddedInput");
-    assertThat(padded.attachIterVar().name()).endsWith(".outer");
+    // At the parallel task: the plane fused with the band's loop.
+    assertThat(padded.attachIterVar().name()).contains("outer").contains("fused");
     String c = c(s);
     // Per pass of a filter row: three taps in one vectorized loop over the row.
     assertThat(c).contains("#pragma omp simd");
-    // Without padding the window reads its input in place: nothing to band.
-    Tensor valid = fused(depthwise(97, 101, 3, 1, 1, false));
+    // Without padding the window reads its input in place: nothing to band over 64 planes; over 3,
+    // bands that give the cores tasks (16 wanted: 6 bands a plane).
+    Tensor valid =
+        Nn.depthwiseConv2dNchw(
+            ph("Wide", 1, 64, 97, 101), ph("Fw", 64, 1, 3, 3), 1, 1, new Padding(0, 0, 0, 0), 1);
     assertThat(AutoScheduler.space(Target.C, List.of(valid)).knobs().get("DepthwiseConv2d.band"))
         .containsExactly(0);
-    Tensor small = fused(depthwise(21, 21, 3, 1, 1, true));
+    Tensor fewPlanes = fused(depthwise(97, 101, 3, 1, 1, false));
+    assertThat(
+            AutoScheduler.space(Target.C, List.of(fewPlanes)).knobs().get("DepthwiseConv2d.band"))
+        .containsExactly(16, 0);
+    Tensor small =
+        fused(
+            Nn.depthwiseConv2dNchw(
+                ph("Small", 1, 32, 21, 21),
+                ph("Fs", 32, 1, 3, 3),
+                1,
+                1,
+                new Padding(1, 1, 1, 1),
+                1));
     String sc = c(AutoScheduler.untuned(Target.C, List.of(small)));
     assertThat(sc).contains("< 481; ++");
   }
@@ -227,6 +253,27 @@ class CpuRowWindowTest {
 
   private static Map<String, Integer> read(TuningTask task, Map<String, Integer> values) {
     return task.readKnobs(Configuration.of(values)).values();
+  }
+
+  /**
+   * One plane is cut into bands of rows, each a parallel task: [1,1,150,97] in bands of 10 rows (16
+   * tasks wanted), the padding computed per band.
+   */
+  @Test
+  void fewPlanesAreSharedAmongTheCoresInBands() {
+    Tensor out = onePlane(150, 97);
+    assertThat(pickedLayout(out)).isEqualTo(CpuRowWindow.LAYOUT);
+    var pick =
+        AutoScheduler.untunedConfig(
+            Target.C, List.of(out), SketchRules.defaults(), new AnalyticPredictor());
+    assertThat(pick.values()).containsEntry("DepthwiseConv2d.band", 10);
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(out));
+    assertThat(stage(s, "PaddedInput").attachIterVar().name()).contains("fused");
+    // One parallel loop over the 15 bands of the one plane.
+    String c = c(s);
+    assertThat(c.split("#pragma omp parallel for", -1)).hasSize(2);
+    assertThat(c)
+        .containsPattern("#pragma omp parallel for\\s+for \\(int32_t \\w+ = 0; \\w+ < 15;");
   }
 
   /**
