@@ -256,10 +256,9 @@ public final class CpuRowWindow {
       local.storageAlign(local.axis(n - 2), (int) pitch, 0);
     }
     tiled.vectorize(col);
-    // The row vectorized, the window's columns unrolled inside it; its rows outside, one pass over
-    // the row buffer each (a chain of KW dependent multiply-adds per vector, not KH x KW), where
-    // the
-    // window slides by one column and the plane is summed row by row.
+    // The row vectorized, the window's columns unrolled inside it; its rows outside, one pass
+    // over the row buffer each (a chain of KW dependent multiply-adds per vector, not KH x KW),
+    // where the window slides by one column and the plane is summed row by row.
     IterVar lcol = local.axis(n - 1);
     List<IterVar> reduce = local.reduceAxis();
     if (c && stride == 1 && pitch == 0 && reduce.size() > 1) {
