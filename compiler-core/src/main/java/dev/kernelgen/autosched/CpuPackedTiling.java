@@ -250,26 +250,10 @@ final class CpuPackedTiling {
         packed += size;
       } else if (ComputeDag.inlinedOnlyInto(s, local, t) != null) {
         Stage p = s.stage(t);
-        double region = region(local, e.getValue().get(0), others.subList(0, parallelAxes), tiles);
-        IterVar at = task;
-        if (region * t.dtype().bytes() > BAND_BYTES
-            && others.size() > parallelAxes
-            && constantExtents(local)) {
-          // In bands: the producer's rows for one tile of the next axis (the rows' tile), each
-          // band computed where the tile starts, so that it stays in L1 while it is read; only
-          // where the bands' overlap (the window's halo) recomputes little. (The notes keep the
-          // task's region: the tiles rank as they were measured to.)
-          int next = others.get(parallelAxes);
-          List<Expr> idx = e.getValue().get(0);
-          List<Integer> banded = new ArrayList<>(others.subList(0, parallelAxes));
-          banded.add(next);
-          double bands = Math.ceil((double) ComputeDag.extent(axes.get(next)) / tiles[next]);
-          double perBand = region(local, idx, banded, tiles);
-          boolean alongRows = !FreeVars.uses(idx.get(idx.size() - 1), local.axis(next).var());
-          if (alongRows && perBand * bands <= MAX_BAND_RECOMPUTE * region) {
-            at = outer[next];
-          }
-        }
+        List<Expr> idx = e.getValue().get(0);
+        double region = ProducerRegion.of(local, idx, others.subList(0, parallelAxes), tiles);
+        int band = ProducerRegion.bandAxis(local, idx, t, others, parallelAxes, tiles);
+        IterVar at = band >= 0 ? outer[band] : task;
         p.computeAt(tiled, at);
         if (!p.axis().isEmpty()) {
           p.vectorize(p.axis(p.axis().size() - 1));
@@ -364,39 +348,7 @@ final class CpuPackedTiling {
     state.note(red, "cpu.packed_layout", 1);
   }
 
-  /**
-   * The most bytes of a producer (a padded input) a task computes at once: beyond L1 (32 KiB on Zen
-   * 3 and 4), the producer is computed per tile of rows (a band), so that it stays in L1 while the
-   * band is read. A 3x3 depthwise convolution over [1,256,96,96] (its padded plane 38 KiB, tiles of
-   * 8 x 32), four alternating rounds on 2 Zen 4 cores: 790-1102 us per plane, 742-967 us per band;
-   * a grouped convolution over [1,128,56,56] (groups of 32 channels) 2173-2192 -> 2040-2060 us.
-   * Over [1,256,64,64] (17 KiB) bands of 8 rows were 5-10% slower than the plane.
-   */
-  static final double BAND_BYTES = 32 * 1024;
-
-  /**
-   * The most a producer's bands may compute, all together, against its region computed whole: bands
-   * of a tile of rows recompute the window's halo rows only (a 3x3 depthwise convolution in bands
-   * of 8 rows: 10 rows each, 1.25x). Bands are of rows only: bands of the producer's columns copy
-   * short rows, their halo columns again in each (the packed convolution over [32,64,56,56]x64,
-   * tiles of 4 rows and one column: 47-57 ms in such bands, 37-40 ms whole, 2-core Zen 4).
-   */
-  static final double MAX_BAND_RECOMPUTE = 1.5;
-
-  /**
-   * Whether every axis of {@code local} has a constant extent: a symbolic one's region is a guess
-   * ({@link #NOMINAL_SPAN}), not a size to band by.
-   */
-  private static boolean constantExtents(Stage local) {
-    for (IterVar a : local.axis()) {
-      if (ComputeDag.extent(a) <= 0) {
-        return false;
-      }
-    }
-    return constantReduction(local);
-  }
-
-  private static boolean constantReduction(Stage local) {
+  static boolean constantReduction(Stage local) {
     for (IterVar r : local.reduceAxis()) {
       if (ComputeDag.extent(r) <= 0) {
         return false;
@@ -411,43 +363,5 @@ final class CpuPackedTiling {
    */
   static long nominal(long extent) {
     return extent > 0 ? extent : CpuTiling.NOMINAL_EXTENT;
-  }
-
-  /**
-   * The span a task's producer region is assumed to have along a symbolic axis the task runs whole
-   * (an image's width, the input channels): the size of {@link CpuTiling#NOMINAL_EXTENT} there
-   * would rank every materialized row as spilling L2, and the alternatives hold no rows but run
-   * 3-7x slower (a 3x3 convolution over [n, c, h, w] to k channels, 2-core Zen 4).
-   */
-  static final long NOMINAL_SPAN = 64;
-
-  /**
-   * About how many elements of a producer a parallel task computes, read by {@code st} at {@code
-   * idx}: per dimension, the span of its index over the task (a tile of each parallel axis, the
-   * whole extent of every other axis, reduce axes included), at most the dimension's extent.
-   */
-  private static double region(Stage st, List<Expr> idx, List<Integer> parallel, int[] tiles) {
-    double elements = 1;
-    for (Expr i : idx) {
-      double span = 1;
-      for (Var x : FreeVars.of(i)) {
-        long extent = 1;
-        for (int d = 0; d < st.axis().size(); d++) {
-          if (st.axis(d).var() == x) {
-            long e = ComputeDag.extent(st.axis(d));
-            extent = parallel.contains(d) ? tiles[d] : e > 0 ? e : NOMINAL_SPAN;
-          }
-        }
-        for (IterVar r : st.reduceAxis()) {
-          if (r.var() == x) {
-            long e = ComputeDag.extent(r);
-            extent = e > 0 ? e : NOMINAL_SPAN;
-          }
-        }
-        span += extent - 1;
-      }
-      elements *= span;
-    }
-    return elements;
   }
 }

@@ -165,7 +165,7 @@ class CpuPackedTilingTest {
   }
 
   /**
-   * A padded plane larger than L1 ({@link CpuPackedTiling#BAND_BYTES}: 99 x 103 floats here) is
+   * A padded plane larger than L1 ({@link ProducerRegion#BAND_BYTES}: 99 x 103 floats here) is
    * computed per tile of rows, where the rows' tile loop starts, not once per task; a smaller one
    * once per task. Ragged rows and columns against the oracle.
    */
