@@ -115,12 +115,27 @@ public final class CpuRowWindow {
         if (step > 1 && ComputeDag.inlinedOnlyInto(state.schedule(), local, e.getKey()) == null) {
           return false; // strided reads of a placeholder would be gathered
         }
-        for (IterVar r : local.reduceAxis()) {
-          slides |= FreeVars.uses(last, r.var());
-        }
+        slides |= slides(local, idx);
       }
     }
     return slides;
+  }
+
+  /**
+   * Whether a read at {@code idx} slides along the output's row: its last index moves with the
+   * output's last axis and with a reduce axis (the window's columns).
+   */
+  private static boolean slides(Stage local, List<Expr> idx) {
+    Expr last = idx.get(idx.size() - 1);
+    if (!FreeVars.uses(last, local.axis(local.axis().size() - 1).var())) {
+      return false;
+    }
+    for (IterVar r : local.reduceAxis()) {
+      if (FreeVars.uses(last, r.var())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -132,7 +147,7 @@ public final class CpuRowWindow {
     long rows = ComputeDag.extent(tiled.axis(n - 2));
     // Bands of a producer computed per band, so that it fits L1: a placeholder read in place has
     // none.
-    Tensor source = producerSource(state.schedule(), local);
+    Tensor source = producerSource(local);
     boolean computed =
         source != null && ComputeDag.inlinedOnlyInto(state.schedule(), local, source) != null;
     int auto = computed && state.target() == Target.C ? bandRows(source, rows) : 0;
@@ -243,7 +258,7 @@ public final class CpuRowWindow {
     // JIT vectorizes (the passes over the row buffer ran 3-5x slower there in the hand-written
     // schedule), with no pitch for the C compiler's pass to coalesce.
     boolean c = state.target() == Target.C;
-    Tensor source = producerSource(s, local);
+    Tensor source = producerSource(local);
     long width = ComputeDag.extent(local.axis(n - 1));
     long stride = rowStride(local);
     long pitch = c && band == 0 && plane != null ? planePitch(source, width, stride == 1) : 0;
@@ -313,14 +328,13 @@ public final class CpuRowWindow {
   }
 
   /**
-   * What the window reads along the row: the producer computed per band where there is one, else
-   * the operand itself; null where nothing slides (not for a qualifying stage).
+   * What the window reads along the row ({@link #slides}): the producer computed per band where
+   * there is one, else the operand itself; null where nothing slides (not for a qualifying stage).
+   * An operand read at the output's own columns (a per-pixel weight) is not it.
    */
-  private static Tensor producerSource(Schedule s, Stage local) {
-    Var col = local.axis(local.axis().size() - 1).var();
+  private static Tensor producerSource(Stage local) {
     for (Map.Entry<Tensor, List<List<Expr>>> e : ComputeDag.directReads(local).entrySet()) {
-      List<Expr> idx = e.getValue().get(0);
-      if (FreeVars.uses(idx.get(idx.size() - 1), col)) {
+      if (e.getValue().stream().anyMatch(idx -> slides(local, idx))) {
         return e.getKey();
       }
     }

@@ -61,10 +61,7 @@ public final class SketchState {
 
   /** A knob of the whole operator: see {@link #knob(Stage, String, int...)}. */
   public int knob(String name, int... choices) {
-    Integer p = preferred.get(name);
-    if (p != null) {
-      choices = first(p, choices);
-    }
+    choices = preferredFirst(name, choices);
     return declaring ? knobs.declare(name, choices) : knobs.knob(name, choices);
   }
 
@@ -75,8 +72,7 @@ public final class SketchState {
    */
   public void declare(Stage st, String name, int... choices) {
     String n = KnobNames.of(st, name);
-    Integer p = preferred.get(n);
-    knobs.declare(n, p != null ? first(p, choices) : choices);
+    knobs.declare(n, preferredFirst(n, choices));
   }
 
   /**
@@ -85,6 +81,12 @@ public final class SketchState {
    */
   void declareOnly() {
     declaring = true;
+  }
+
+  /** {@code choices} with knob {@code name}'s preferred value (the untuned pick) first. */
+  private int[] preferredFirst(String name, int[] choices) {
+    Integer p = preferred.get(name);
+    return p != null ? first(p, choices) : choices;
   }
 
   private static int[] first(int p, int[] choices) {

@@ -74,6 +74,26 @@ class CpuRowWindowTest {
         ph("Plane", 1, 1, h, w), ph("F1", 1, 1, 3, 3), 1, 1, new Padding(1, 1, 1, 1), 1);
   }
 
+  /**
+   * A 3x3 window weighted per output pixel, the weight read first: the window's source is the
+   * padded image, not the weight read at the output's own columns.
+   */
+  static Tensor weightedStencil(int h, int w) {
+    Tensor img = ph("WImg", 1, 2, h, w);
+    Tensor weight = ph("PixelWeight", 1, 2, h, w);
+    Tensor padded = Nn.pad2d(img, new Padding(1, 1, 1, 1), "PaddedImg");
+    IterVar di = TE.reduceAxis(3, "di");
+    IterVar dj = TE.reduceAxis(3, "dj");
+    return TE.compute(
+        "Weighted",
+        TE.shape(1, 2, h, w),
+        (n, c, i, j) ->
+            TE.sum(
+                weight.at(n, c, i, j).mul(padded.at(n, c, i.add(di.var()), j.add(dj.var()))),
+                di,
+                dj));
+  }
+
   private static Integer pickedLayout(Tensor out) {
     return pickedLayout(Target.C, out);
   }
@@ -145,7 +165,8 @@ class CpuRowWindowTest {
           Pooling.maxPool2d(ph("Im", 1, 4, 23, 29), 3, 3, 2, 2, new Padding(1, 1, 1, 1))
         },
         new Object[] {"stencil 2d", stencil2d(19, 37)},
-        new Object[] {"dw one plane 150x97 (bands as tasks)", onePlane(150, 97)});
+        new Object[] {"dw one plane 150x97 (bands as tasks)", onePlane(150, 97)},
+        new Object[] {"weighted stencil 23x17", weightedStencil(23, 17)});
   }
 
   /**
