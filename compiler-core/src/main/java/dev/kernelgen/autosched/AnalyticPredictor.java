@@ -83,6 +83,11 @@ public final class AnalyticPredictor implements Predictor {
       // register tile's), no tile to spill or leave ragged, the producer's copies beside.
       return ROW_WINDOW * (1 + get(n, "cpu.producer_ratio", 0)) / parallel;
     }
+    if (get(n, "cpu.transposed_rows", 0) > 0) {
+      // Rows gathering an operand transposed, 16 of its rows per vector (CpuTransposeTiles: 8x
+      // slower than tiles of 16 on a [4,1024,1024] transpose, 2-core Zen 4).
+      cost *= 8;
+    }
     double intensity = get(n, "cpu.intensity", -1);
     if (intensity < 0) {
       return cost;

@@ -89,7 +89,7 @@ final class ComputeDag {
 
   /** Whether {@code consumer} reads something and reads no tensor with reuse ({@link #reuses}). */
   static boolean readsWithoutReuse(Schedule s, Stage consumer) {
-    Map<Tensor, List<List<Expr>>> reads = readsOf(expand(s, consumer.body()));
+    Map<Tensor, List<List<Expr>>> reads = expandedReads(s, consumer);
     return !reads.isEmpty() && reads.values().stream().noneMatch(r -> reusedAt(consumer, r));
   }
 
@@ -264,6 +264,14 @@ final class ComputeDag {
       out.add(axesUsed(consumer, reads));
     }
     return out;
+  }
+
+  /**
+   * Each tensor that {@code consumer} reads, inlined stages expanded, with the indices of each of
+   * its reads, in the order first read.
+   */
+  static Map<Tensor, List<List<Expr>>> expandedReads(Schedule s, Stage consumer) {
+    return readsOf(expand(s, consumer.body()));
   }
 
   /**

@@ -8,8 +8,9 @@ import java.util.List;
 /**
  * A stage left at root without a reduction (an elementwise output, or a costly producer kept out of
  * a reduction): on the CPU its two outer data axes fused and run in parallel, its innermost
- * vectorized; on a GPU its data axes fused and split into blocks of knob {@code threads} threads,
- * one element per thread.
+ * vectorized (in tiles where it reads an operand transposed: {@link CpuTransposeTiles}); on a GPU
+ * its data axes fused and split into blocks of knob {@code threads} threads, one element per
+ * thread.
  */
 final class ElementwiseRoot implements SketchRule {
   @Override
@@ -36,6 +37,22 @@ final class ElementwiseRoot implements SketchRule {
       st.bind(sp.inner(), ThreadTag.THREAD_X);
       state.note(st, "threads", threads);
     } else {
+      java.util.Map<dev.kernelgen.te.Tensor, Integer> transposed =
+          CpuTransposeTiles.transposedReads(state, st);
+      if (!transposed.isEmpty()) {
+        int tile = state.knob(st, "tile", 16, 32, 8, 0);
+        double work = 1;
+        for (IterVar a : axes) {
+          work *= CpuPackedTiling.nominal(ComputeDag.extent(a));
+        }
+        state.note(st, "work", work);
+        state.note(st, "cpu.transposed_rows", tile == 0 ? 1 : 0);
+        if (tile > 0) {
+          CpuTransposeTiles.apply(state, st, transposed, tile);
+          state.done(st);
+          return;
+        }
+      }
       IterVar outer = axes.size() >= 3 ? st.fuse(axes.get(0), axes.get(1)) : axes.get(0);
       st.parallel(outer);
       if (axes.size() >= 2) {
