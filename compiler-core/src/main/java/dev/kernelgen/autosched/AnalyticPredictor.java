@@ -84,8 +84,8 @@ public final class AnalyticPredictor implements Predictor {
       return ROW_WINDOW * (1 + get(n, "cpu.producer_ratio", 0)) / parallel;
     }
     if (get(n, "cpu.transposed_rows", 0) > 0) {
-      // Rows gathering an operand transposed, 16 of its rows per vector (CpuTransposeTiles: 8x
-      // slower than tiles of 16 on a [4,1024,1024] transpose, 2-core Zen 4).
+      // Rows gathering an operand transposed, 16 of its rows per vector (8x
+      // slower than tiles of 16 on a [4,1024,1024] transpose, 2-core Zen 4; TransposeTiles).
       cost *= 8;
     }
     double intensity = get(n, "cpu.intensity", -1);
@@ -284,6 +284,10 @@ public final class AnalyticPredictor implements Predictor {
       cost *= 128 / threads;
     } else if (threads > 512) {
       cost *= threads / 512;
+    }
+    if (get(n, "gpu.transposed_rows", 0) > 0) {
+      // Each warp reading 32 rows of an operand transposed (TransposeTiles).
+      cost *= 4;
     }
     if (!n.containsKey("gpu.blocks")) {
       return cost;

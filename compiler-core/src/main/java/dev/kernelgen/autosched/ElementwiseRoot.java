@@ -3,14 +3,15 @@ package dev.kernelgen.autosched;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A stage left at root without a reduction (an elementwise output, or a costly producer kept out of
  * a reduction): on the CPU its two outer data axes fused and run in parallel, its innermost
- * vectorized (in tiles where it reads an operand transposed: {@link CpuTransposeTiles}); on a GPU
- * its data axes fused and split into blocks of knob {@code threads} threads, one element per
- * thread.
+ * vectorized; on a GPU its data axes fused and split into blocks of knob {@code threads} threads,
+ * one element per thread. Where it reads an operand transposed, in tiles ({@link TransposeTiles}).
  */
 final class ElementwiseRoot implements SketchRule {
   @Override
@@ -26,8 +27,30 @@ final class ElementwiseRoot implements SketchRule {
   @Override
   public void apply(SketchState state, Stage st) {
     List<IterVar> axes = st.axis();
+    Map<Tensor, Integer> transposed = TransposeTiles.transposedReads(state, st);
+    if (!transposed.isEmpty()) {
+      int tile =
+          state.gpu() ? state.knob(st, "tile", 32, 16, 0) : state.knob(st, "tile", 16, 32, 8, 0);
+      double work = 1;
+      for (IterVar a : axes) {
+        work *= CpuPackedTiling.nominal(ComputeDag.extent(a));
+      }
+      state.note(st, "work", work);
+      state.note(
+          st, state.gpu() ? "gpu.transposed_rows" : "cpu.transposed_rows", tile == 0 ? 1 : 0);
+      if (tile > 0) {
+        if (state.gpu()) {
+          state.declare(st, "threads", THREADS);
+          TransposeTiles.applyGpu(state, st, transposed, tile);
+        } else {
+          TransposeTiles.applyCpu(state, st, transposed, tile);
+        }
+        state.done(st);
+        return;
+      }
+    }
     if (state.gpu()) {
-      int threads = state.knob(st, "threads", 256, 128, 512, 64, 1024);
+      int threads = state.knob(st, "threads", THREADS);
       IterVar fused = axes.get(0);
       for (IterVar a : axes.subList(1, axes.size())) {
         fused = st.fuse(fused, a);
@@ -37,22 +60,6 @@ final class ElementwiseRoot implements SketchRule {
       st.bind(sp.inner(), ThreadTag.THREAD_X);
       state.note(st, "threads", threads);
     } else {
-      java.util.Map<dev.kernelgen.te.Tensor, Integer> transposed =
-          CpuTransposeTiles.transposedReads(state, st);
-      if (!transposed.isEmpty()) {
-        int tile = state.knob(st, "tile", 16, 32, 8, 0);
-        double work = 1;
-        for (IterVar a : axes) {
-          work *= CpuPackedTiling.nominal(ComputeDag.extent(a));
-        }
-        state.note(st, "work", work);
-        state.note(st, "cpu.transposed_rows", tile == 0 ? 1 : 0);
-        if (tile > 0) {
-          CpuTransposeTiles.apply(state, st, transposed, tile);
-          state.done(st);
-          return;
-        }
-      }
       IterVar outer = axes.size() >= 3 ? st.fuse(axes.get(0), axes.get(1)) : axes.get(0);
       st.parallel(outer);
       if (axes.size() >= 2) {
@@ -61,4 +68,7 @@ final class ElementwiseRoot implements SketchRule {
     }
     state.done(st);
   }
+
+  /** The choices of knob {@code threads} on GPUs. */
+  private static final int[] THREADS = {256, 128, 512, 64, 1024};
 }

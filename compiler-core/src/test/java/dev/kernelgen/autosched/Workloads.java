@@ -24,6 +24,7 @@ import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Pooling;
 import dev.kernelgen.topi.Reduction;
+import dev.kernelgen.topi.Transform;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,8 @@ record Workloads(String name, List<Tensor> outputs, Map<Var, Long> dims) {
             Elementwise.sigmoid(Elementwise.mul(Elementwise.add(a, gamma), Elementwise.tanh(a)))));
     Tensor tall = placeholder("Tall", FLOAT32, 3, 301);
     c.add(of("sum_small_output", Reduction.sum(tall, false, 1)));
+    Tensor cube = placeholder("Cube", FLOAT32, 3, 37, 45);
+    c.add(of("transpose_relu", Elementwise.relu(Transform.transpose(cube, 0, 2, 1))));
     return c;
   }
 

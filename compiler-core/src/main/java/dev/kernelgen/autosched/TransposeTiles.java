@@ -4,6 +4,7 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.schedule.ThreadTag;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IterVar;
@@ -15,35 +16,39 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The CPU form of an elementwise stage that reads an operand transposed (a transpose, a permute
- * that moves the last axis, a layout change such as NHWC to NCHW): the operand's contiguous axis is
- * not the output's. Row by row, each vector of the output gathers one element from each of 16 rows
- * of the operand, rows a power of two apart that share L1's sets: a [4,1024,1024] transpose of its
- * last two axes took 8.2 ms so on a 2-core Zen 4 (AVX-512), 4 GB/s.
+ * An elementwise stage that reads an operand transposed (a transpose, a permute that moves the last
+ * axis, a layout change such as NHWC to NCHW): the operand's contiguous axis is not the output's.
+ * Written row by row, each vector of the output gathers one element from each of 16 rows of the
+ * operand (on the CPU, rows a power of two apart that share L1's sets: a [4,1024,1024] transpose of
+ * its last two axes took 8.2 ms so on a 2-core Zen 4, 4 GB/s); on a GPU each warp reads 32 rows.
  *
  * <p>In tiles of {@code tile x tile} (knob {@code tile}; 0: row by row) of the two axes (the
- * output's last, and the one the operand's last index moves with), each tile a parallel task: the
- * operand's tile copied to a local buffer along its own rows (contiguous, vectorized), at a pitch
- * of {@code tile + 1} so that its columns fall in other sets, then the output's rows written whole
- * from it. The same transpose: 0.9-1.2 ms in tiles of 16, 1.5-2.3 ms of 32, 3.6-4.6 ms of 32 at no
- * extra pitch (by hand, the same machine).
+ * output's last, and the one the operand's last index moves with), the operand's tile copied along
+ * its own rows (contiguous: vectorized on the CPU, coalesced on a GPU), at a pitch of {@code tile +
+ * 1} (its columns in other cache sets, or shared-memory banks), then the output's rows written
+ * whole from the copy. On the CPU each tile is a parallel task and its copy a local buffer: the
+ * same transpose took 0.9-1.2 ms in tiles of 16, 1.5-2.3 ms of 32, 3.6-4.6 ms of 32 at no extra
+ * pitch (by hand, the same machine). On a GPU each tile is a block of {@value #GPU_THREADS} threads
+ * and its copy in shared memory, as CUDA's classic transpose.
  */
-final class CpuTransposeTiles {
-  private CpuTransposeTiles() {}
+final class TransposeTiles {
+  private TransposeTiles() {}
+
+  /** A GPU tile's threads. */
+  static final int GPU_THREADS = 256;
 
   /** The least constant extent of either tiled axis: below it the rows are short anyway. */
   static final int MIN_EXTENT = 16;
 
   /**
    * The operands {@code st} reads transposed, each with the position of the output axis its last
-   * index moves with; empty where the rule does not apply (not a CPU target, a reduction, symbolic
-   * or short axes, or an operand read both ways).
+   * index moves with; empty where the rule does not apply (a reduction, symbolic or short axes, or
+   * an operand read both ways).
    */
   static Map<Tensor, Integer> transposedReads(SketchState state, Stage st) {
     Map<Tensor, Integer> out = new LinkedHashMap<>();
     int n = st.axis().size();
-    boolean cpu = state.target() == Target.C || state.target() == Target.JAVA;
-    if (!cpu || st.hasReduction() || n < 2 || ComputeDag.extent(st.axis(n - 1)) < MIN_EXTENT) {
+    if (st.hasReduction() || n < 2 || ComputeDag.extent(st.axis(n - 1)) < MIN_EXTENT) {
       return out;
     }
     Var col = st.axis(n - 1).var();
@@ -134,8 +139,64 @@ final class CpuTransposeTiles {
    * Tiles {@code st} by {@code tile} along the output's last axis and the axis {@code reads}' first
    * operand is contiguous along, and copies each operand's tile to a local buffer per tile.
    */
-  static void apply(SketchState state, Stage st, Map<Tensor, Integer> reads, int tile) {
+  static void applyCpu(SketchState state, Stage st, Map<Tensor, Integer> reads, int tile) {
     Schedule s = state.schedule();
+    List<IterVar> order = tile(st, reads, tile);
+    int a = reads.values().iterator().next();
+    IterVar task = GpuTiling.fuseAll(st, order.subList(0, order.size() - 2));
+    st.parallel(task);
+    boolean c = state.target() == Target.C;
+    for (var e : reads.entrySet()) {
+      if (e.getValue() != a) {
+        continue; // another operand contiguous along another axis: read in place
+      }
+      Stage copy = s.stage(s.cacheRead(e.getKey(), "local", readers(s, st, e.getKey())));
+      copy.computeAt(st, task);
+      int m = copy.axis().size();
+      if (c) {
+        copy.storageAlign(copy.axis(m - 2), tile, 1);
+      }
+      copy.vectorize(copy.axis(m - 1));
+      state.done(copy);
+    }
+    st.vectorize(order.get(order.size() - 1));
+  }
+
+  /**
+   * Tiles {@code st} as on the CPU, each tile a block of {@link #GPU_THREADS} threads, consecutive
+   * threads along the output's rows; each operand's tile copied to shared memory by the same
+   * threads, consecutive threads along the operand's rows.
+   */
+  static void applyGpu(SketchState state, Stage st, Map<Tensor, Integer> reads, int tile) {
+    Schedule s = state.schedule();
+    List<IterVar> order = tile(st, reads, tile);
+    int a = reads.values().iterator().next();
+    IterVar block = GpuTiling.fuseAll(st, order.subList(0, order.size() - 2));
+    st.bind(block, ThreadTag.BLOCK_X);
+    IterVar inner = st.fuse(order.get(order.size() - 2), order.get(order.size() - 1));
+    Stage.Split threads = st.split(inner, GPU_THREADS);
+    st.bind(threads.inner(), ThreadTag.THREAD_X);
+    for (var e : reads.entrySet()) {
+      if (e.getValue() != a) {
+        continue;
+      }
+      Stage copy = s.stage(s.cacheRead(e.getKey(), "shared", readers(s, st, e.getKey())));
+      copy.computeAt(st, block);
+      int m = copy.axis().size();
+      copy.storageAlign(copy.axis(m - 2), tile, 1);
+      Stage.Split ct = copy.split(GpuTiling.fuseAll(copy, copy.axis()), GPU_THREADS);
+      copy.bind(ct.inner(), ThreadTag.THREAD_X);
+      state.done(copy);
+    }
+    state.note(st, "gpu.threads", GPU_THREADS);
+  }
+
+  /**
+   * Splits the output's last axis and the axis {@code reads}' first operand is contiguous along by
+   * {@code tile}; returns the loops in order: the other axes, the two tiles' outer loops, their
+   * inner loops (the operand's axis, then the output's last).
+   */
+  private static List<IterVar> tile(Stage st, Map<Tensor, Integer> reads, int tile) {
     int n = st.axis().size();
     List<IterVar> axes = new ArrayList<>(st.axis());
     int a = reads.values().iterator().next();
@@ -152,25 +213,6 @@ final class CpuTransposeTiles {
     order.add(rows.inner());
     order.add(cols.inner());
     st.reorder(order.toArray(IterVar[]::new));
-    IterVar task = order.get(0);
-    for (IterVar v : order.subList(1, order.size() - 2)) {
-      task = st.fuse(task, v);
-    }
-    st.parallel(task);
-    boolean c = state.target() == Target.C;
-    for (var e : reads.entrySet()) {
-      if (e.getValue() != a) {
-        continue; // another operand contiguous along another axis: read in place
-      }
-      Stage copy = s.stage(s.cacheRead(e.getKey(), "local", readers(s, st, e.getKey())));
-      copy.computeAt(st, task);
-      int m = copy.axis().size();
-      if (c) {
-        copy.storageAlign(copy.axis(m - 2), tile, 1);
-      }
-      copy.vectorize(copy.axis(m - 1));
-      state.done(copy);
-    }
-    st.vectorize(cols.inner());
+    return order;
   }
 }
