@@ -134,6 +134,7 @@ public final class FloorBench {
             Elementwise.batchNormInference(img, g, be, mean, var, 1e-5, 1)));
     ops.addAll(sampleOperators());
     ops.addAll(UserOperators.all());
+    ops.addAll(UserLayouts.all());
     return ops;
   }
 
