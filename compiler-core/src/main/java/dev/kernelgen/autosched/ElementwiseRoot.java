@@ -11,7 +11,8 @@ import java.util.Map;
  * A stage left at root without a reduction (an elementwise output, or a costly producer kept out of
  * a reduction): on the CPU its two outer data axes fused and run in parallel, its innermost
  * vectorized; on a GPU its data axes fused and split into blocks of knob {@code threads} threads,
- * one element per thread. Where it reads an operand transposed, in tiles ({@link TransposeTiles}).
+ * one element per thread. Where it reads an operand transposed, in tiles ({@link TransposeTiles});
+ * on C, where its reads divide the columns by a constant, in phases ({@link CpuColumnPhases}).
  */
 final class ElementwiseRoot implements SketchRule {
   @Override
@@ -62,7 +63,10 @@ final class ElementwiseRoot implements SketchRule {
     } else {
       IterVar outer = axes.size() >= 3 ? st.fuse(axes.get(0), axes.get(1)) : axes.get(0);
       st.parallel(outer);
-      if (axes.size() >= 2) {
+      int phases = axes.size() >= 2 ? CpuColumnPhases.phases(state, st) : 0;
+      if (phases > 0) {
+        CpuColumnPhases.apply(st, phases);
+      } else if (axes.size() >= 2) {
         st.vectorize(axes.get(axes.size() - 1));
       }
     }

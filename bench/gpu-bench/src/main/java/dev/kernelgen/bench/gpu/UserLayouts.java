@@ -22,7 +22,16 @@ final class UserLayouts {
   private UserLayouts() {}
 
   static List<FloorBench.Op> all() {
-    return List.of(nhwcToNchwScaled(), rmsNorm(), conv2dNhwc(), groupNorm());
+    return List.of(
+        nhwcToNchwScaled(),
+        rmsNorm(),
+        conv2dNhwc(),
+        groupNorm(),
+        upsampleNearest(),
+        concatChannels(),
+        maxPoolNhwc(),
+        pixelShuffle(),
+        swiglu());
   }
 
   /** NHWC to NCHW with a scale per channel: [8, 56, 56, 64] to [8, 64, 56, 56]. */
@@ -105,5 +114,88 @@ final class UserLayouts {
                     .sub(mean.at(n, ch.floordiv(8)))
                     .div(sqrt(var.at(n, ch.floordiv(8)).add(1e-5))));
     return FloorBench.Op.library("user_group_norm_8x64x56x56_g8", List.of(x), y);
+  }
+
+  /** Nearest-neighbour upsampling by 2: [8, 64, 56, 56] to [8, 64, 112, 112]. */
+  static FloorBench.Op upsampleNearest() {
+    Tensor x = placeholder("X", FLOAT32, 8, 64, 56, 56);
+    Tensor y =
+        compute(
+            "Upsampled",
+            shape(8, 64, 112, 112),
+            (n, c, i, j) -> x.at(n, c, i.floordiv(2), j.floordiv(2)));
+    return FloorBench.Op.library("user_upsample_nearest_8x64x56x56", List.of(x), y);
+  }
+
+  /** Two NCHW tensors concatenated along the channels, then a relu: 2 x [8, 32, 56, 56]. */
+  static FloorBench.Op concatChannels() {
+    Tensor a = placeholder("A", FLOAT32, 8, 32, 56, 56);
+    Tensor b = placeholder("B", FLOAT32, 8, 32, 56, 56);
+    Tensor y =
+        compute(
+            "Concat",
+            shape(8, 64, 56, 56),
+            (n, c, i, j) ->
+                select(c.lt(32), a.at(n, c, i, j), b.at(n, c.sub(32), i, j)).max(zero()));
+    return FloorBench.Op.library("user_concat_relu_8x32x56x56", List.of(a, b), y);
+  }
+
+  /** A 3x3, stride 2 max pool in NHWC, no padding: [8, 56, 56, 64] to [8, 27, 27, 64]. */
+  static FloorBench.Op maxPoolNhwc() {
+    Tensor x = placeholder("X", FLOAT32, 8, 56, 56, 64);
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    Tensor y =
+        compute(
+            "MaxPoolNhwc",
+            shape(8, 27, 27, 64),
+            (n, i, j, c) ->
+                dev.kernelgen.te.TE.max(
+                    x.at(n, i.mul(2).add(ky.var()), j.mul(2).add(kx.var()), c), ky, kx));
+    return FloorBench.Op.library("user_max_pool_nhwc_8x56x56x64", List.of(x), y);
+  }
+
+  /** Depth to space by 2 (pixel shuffle): [1, 256, 28, 28] to [1, 64, 56, 56]. */
+  static FloorBench.Op pixelShuffle() {
+    Tensor x = placeholder("X", FLOAT32, 1, 256, 28, 28);
+    Tensor y =
+        compute(
+            "Shuffled",
+            shape(1, 64, 56, 56),
+            (n, c, i, j) ->
+                x.at(
+                    n,
+                    c.mul(4).add(i.floormod(2).mul(2)).add(j.floormod(2)),
+                    i.floordiv(2),
+                    j.floordiv(2)));
+    return FloorBench.Op.library("user_pixel_shuffle_1x256x28x28", List.of(x), y);
+  }
+
+  /** SwiGLU, {@code silu(x W1) * (x W2)}: two products feeding one epilogue, [512, 256] x 512. */
+  static FloorBench.Op swiglu() {
+    Tensor x = placeholder("X", FLOAT32, 512, 256);
+    Tensor w1 = placeholder("W1", FLOAT32, 256, 512);
+    Tensor w2 = placeholder("W2", FLOAT32, 256, 512);
+    IterVar k1 = reduceAxis(256, "k1");
+    IterVar k2 = reduceAxis(256, "k2");
+    Tensor gate =
+        compute(
+            "Gate", shape(512, 512), (i, j) -> sum(x.at(i, k1.var()).mul(w1.at(k1.var(), j)), k1));
+    Tensor up =
+        compute(
+            "Up", shape(512, 512), (i, j) -> sum(x.at(i, k2.var()).mul(w2.at(k2.var(), j)), k2));
+    Tensor y =
+        compute(
+            "SwiGlu",
+            shape(512, 512),
+            (i, j) -> {
+              Expr g = gate.at(i, j);
+              return g.div(dev.kernelgen.te.TE.exp(g.mul(-1.0)).add(1.0)).mul(up.at(i, j));
+            });
+    return FloorBench.Op.library("user_swiglu_512x256x512", List.of(x, w1, w2), y);
+  }
+
+  private static Expr zero() {
+    return dev.kernelgen.te.TE.f32(0);
   }
 }
