@@ -31,7 +31,10 @@ final class UserLayouts {
         concatChannels(),
         maxPoolNhwc(),
         pixelShuffle(),
-        swiglu());
+        swiglu(),
+        conv3d(),
+        causalSoftmax(),
+        logSumExp());
   }
 
   /** NHWC to NCHW with a scale per channel: [8, 56, 56, 64] to [8, 64, 56, 56]. */
@@ -193,6 +196,63 @@ final class UserLayouts {
               return g.div(dev.kernelgen.te.TE.exp(g.mul(-1.0)).add(1.0)).mul(up.at(i, j));
             });
     return FloorBench.Op.library("user_swiglu_512x256x512", List.of(x, w1, w2), y);
+  }
+
+  /** A 3x3x3 convolution over a volume, padding 1: [1, 16, 16, 28, 28] x 16. */
+  static FloorBench.Op conv3d() {
+    Tensor x = placeholder("X", FLOAT32, 1, 16, 16, 28, 28);
+    Tensor w = placeholder("W", FLOAT32, 16, 16, 3, 3, 3);
+    IterVar ci = reduceAxis(16, "ci");
+    IterVar kd = reduceAxis(3, "kd");
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    Tensor y =
+        dev.kernelgen.te.TE.computeN(
+            "Conv3d",
+            shape(1, 16, 16, 28, 28),
+            i -> {
+              Expr z = i.get(2).add(kd.var()).sub(1);
+              Expr yy = i.get(3).add(ky.var()).sub(1);
+              Expr xx = i.get(4).add(kx.var()).sub(1);
+              Expr inside =
+                  z.ge(0).and(z.lt(16)).and(yy.ge(0)).and(yy.lt(28)).and(xx.ge(0)).and(xx.lt(28));
+              Expr in = select(inside, x.at(i.get(0), ci.var(), z, yy, xx), 0.0);
+              return sum(
+                  in.mul(w.at(i.get(1), ci.var(), kd.var(), ky.var(), kx.var())), ci, kd, ky, kx);
+            });
+    return FloorBench.Op.library("user_conv3d_1x16x16x28x28_k16", List.of(x, w), y);
+  }
+
+  /** Causal attention weights of 8 heads, the masked scores' softmax over rows: [8, 256, 256]. */
+  static FloorBench.Op causalSoftmax() {
+    Tensor s = placeholder("Scores", FLOAT32, 8, 256, 256);
+    Tensor masked =
+        compute(
+            "Masked",
+            shape(8, 256, 256),
+            (h, i, j) -> select(j.le(i), s.at(h, i, j), dev.kernelgen.te.TE.f32(-1e30)));
+    return FloorBench.Op.library(
+        "user_causal_softmax_8x256x256",
+        List.of(s),
+        dev.kernelgen.topi.Reduction.softmax(masked, 2));
+  }
+
+  /** Log-sum-exp of each row, {@code m + log(sum(exp(x - m)))}: [16384, 512] to [16384]. */
+  static FloorBench.Op logSumExp() {
+    Tensor x = placeholder("X", FLOAT32, 16384, 512);
+    IterVar k = reduceAxis(512, "k");
+    IterVar k2 = reduceAxis(512, "k2");
+    Tensor m = compute("RowMax", shape(16384), i -> dev.kernelgen.te.TE.max(x.at(i, k.var()), k));
+    Tensor y =
+        compute(
+            "LogSumExp",
+            shape(16384),
+            i ->
+                m.at(i)
+                    .add(
+                        dev.kernelgen.te.TE.log(
+                            sum(dev.kernelgen.te.TE.exp(x.at(i, k2.var()).sub(m.at(i))), k2))));
+    return FloorBench.Op.library("user_logsumexp_16384x512", List.of(x), y);
   }
 
   private static Expr zero() {
