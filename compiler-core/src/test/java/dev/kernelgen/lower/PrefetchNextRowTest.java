@@ -8,6 +8,8 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.testing.Check;
 import dev.kernelgen.topi.OpSchedules;
@@ -53,5 +55,35 @@ class PrefetchNextRowTest {
     Schedule j = AutoScheduler.untuned(Target.JAVA, List.of(wide));
     assertThat(lowered(j, Target.JAVA)).doesNotContain("_line");
     Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-5, 1e-5);
+  }
+
+  /**
+   * A reduction over the row (a log-sum-exp's sum of exponentials) keeps its one vector loop, so
+   * that its accumulator is summed across lanes once per row, not once per line; the next row's
+   * lines are prefetched before it.
+   */
+  @Test
+  void aRowReductionIsNotCutIntoLines() {
+    Tensor x = placeholder("X", FLOAT32, 9, 128);
+    IterVar k = TE.reduceAxis(128, "k");
+    IterVar k2 = TE.reduceAxis(128, "k2");
+    Tensor m = TE.compute("RowMax", TE.shape(9), i -> TE.max(x.at(i, k.var()), k));
+    Tensor out =
+        TE.compute(
+            "LogSumExp",
+            TE.shape(9),
+            i -> m.at(i).add(TE.log(TE.sum(TE.exp(x.at(i, k2.var()).sub(m.at(i))), k2))));
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(out));
+    String c =
+        CCodegen.generate(List.of(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null)), "m");
+    assertThat(c).contains("__builtin_prefetch(&X[").contains("k2_line < 8");
+    assertThat(c).doesNotContain("k2_lane");
+    Check.check(
+        s,
+        OpSchedules.args(s),
+        Map.of(),
+        EnumSet.of(Check.Backend.IR, Check.Backend.C, Check.Backend.JAVA),
+        1e-5,
+        1e-5);
   }
 }
