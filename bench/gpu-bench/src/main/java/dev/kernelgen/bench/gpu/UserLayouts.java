@@ -34,7 +34,11 @@ final class UserLayouts {
         swiglu(),
         conv3d(),
         causalSoftmax(),
-        logSumExp());
+        logSumExp(),
+        cosineSimilarity(),
+        pointwiseNhwc(),
+        sharedWeightBmm(),
+        depthwiseNhwcStride2());
   }
 
   /** NHWC to NCHW with a scale per channel: [8, 56, 56, 64] to [8, 64, 56, 56]. */
@@ -253,6 +257,77 @@ final class UserLayouts {
                         dev.kernelgen.te.TE.log(
                             sum(dev.kernelgen.te.TE.exp(x.at(i, k2.var()).sub(m.at(i))), k2))));
     return FloorBench.Op.library("user_logsumexp_16384x512", List.of(x), y);
+  }
+
+  /** Cosine similarity of matching rows, three reductions in one expression: [4096, 256] x 2. */
+  static FloorBench.Op cosineSimilarity() {
+    Tensor a = placeholder("A", FLOAT32, 4096, 256);
+    Tensor b = placeholder("B", FLOAT32, 4096, 256);
+    IterVar k = reduceAxis(256, "k");
+    IterVar k2 = reduceAxis(256, "k2");
+    IterVar k3 = reduceAxis(256, "k3");
+    Tensor y =
+        compute(
+            "Cosine",
+            shape(4096),
+            i ->
+                sum(a.at(i, k.var()).mul(b.at(i, k.var())), k)
+                    .div(
+                        sqrt(
+                            sum(a.at(i, k2.var()).mul(a.at(i, k2.var())), k2)
+                                .mul(sum(b.at(i, k3.var()).mul(b.at(i, k3.var())), k3))
+                                .add(1e-12))));
+    return FloorBench.Op.library("user_cosine_rows_4096x256", List.of(a, b), y);
+  }
+
+  /** A 1x1 convolution in NHWC with a bias: [1, 56, 56, 64] x [64, 128]. */
+  static FloorBench.Op pointwiseNhwc() {
+    Tensor x = placeholder("X", FLOAT32, 1, 56, 56, 64);
+    Tensor w = placeholder("W", FLOAT32, 64, 128);
+    Tensor bias = placeholder("Bias", FLOAT32, 128);
+    IterVar c = reduceAxis(64, "c");
+    Tensor y =
+        compute(
+            "PointwiseNhwc",
+            shape(1, 56, 56, 128),
+            (n, h, wo, o) -> sum(x.at(n, h, wo, c.var()).mul(w.at(c.var(), o)), c).add(bias.at(o)));
+    return FloorBench.Op.library("user_pointwise_nhwc_1x56x56x64_128", List.of(x, w, bias), y);
+  }
+
+  /** A batch of products with one shared weight: [16, 128, 256] x [256, 192]. */
+  static FloorBench.Op sharedWeightBmm() {
+    Tensor x = placeholder("X", FLOAT32, 16, 128, 256);
+    Tensor w = placeholder("W", FLOAT32, 256, 192);
+    IterVar k = reduceAxis(256, "k");
+    Tensor y =
+        compute(
+            "Projected",
+            shape(16, 128, 192),
+            (b, i, j) -> sum(x.at(b, i, k.var()).mul(w.at(k.var(), j)), k));
+    return FloorBench.Op.library("user_shared_weight_bmm_16x128x256x192", List.of(x, w), y);
+  }
+
+  /** A 3x3 depthwise convolution in NHWC, stride 2, padding 1: [8, 56, 56, 96]. */
+  static FloorBench.Op depthwiseNhwcStride2() {
+    Tensor x = placeholder("X", FLOAT32, 8, 56, 56, 96);
+    Tensor f = placeholder("F", FLOAT32, 3, 3, 96);
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    Tensor y =
+        compute(
+            "DwNhwc",
+            shape(8, 28, 28, 96),
+            (n, i, j, c) -> {
+              Expr iy = i.mul(2).add(ky.var()).sub(1);
+              Expr ix = j.mul(2).add(kx.var()).sub(1);
+              Expr in =
+                  select(
+                      iy.ge(0).and(iy.lt(56)).and(ix.ge(0)).and(ix.lt(56)),
+                      x.at(n, iy, ix, c),
+                      0.0);
+              return sum(in.mul(f.at(ky.var(), kx.var(), c)), ky, kx);
+            });
+    return FloorBench.Op.library("user_depthwise_nhwc_s2_8x56x56x96", List.of(x, f), y);
   }
 
   private static Expr zero() {
