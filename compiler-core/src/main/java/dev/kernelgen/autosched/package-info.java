@@ -18,8 +18,10 @@
  * summed in a vectorized row buffer, a small plane at its pitch; GPU: block, thread and register
  * tiles, local accumulators, shared-memory staging of reused inputs, and for short reductions a
  * thread's sliding window loaded into registers once, {@code SlidingWindow}); what is left runs
- * elementwise (parallel and vectorized, or a thread per element). A second sketch is the naive
- * floor ({@code NaiveSchedule}), so that the space always holds it.
+ * elementwise (parallel and vectorized, or a thread per element; in tiles staged through a local or
+ * shared buffer where it reads an operand transposed, {@code TransposeTiles}; on C in phases of the
+ * columns where its reads divide them, {@code CpuColumnPhases}). A second sketch is the naive floor
+ * ({@code NaiveSchedule}), so that the space always holds it.
  *
  * <p><b>Annotation.</b> Tile sizes, thread counts, staging and the sketch are knobs ({@link
  * dev.kernelgen.spec.Knobs}): a generated schedule is a function (operator, target, knobs) to
@@ -31,9 +33,10 @@
  * <p><b>Untuned pick.</b> Without a tuning record, {@link
  * dev.kernelgen.autosched.AutoScheduler#untunedConfig} draws configurations with a fixed seed,
  * ranks them with a {@link dev.kernelgen.autosched.Predictor} (the shipped {@link
- * dev.kernelgen.autosched.AnalyticPredictor}; a learned model can replace it) and takes the best
- * that lowers, or on GPUs the naive floor where every tiled stage is a reduction with little reuse
- * and the predictor ranks the floor at least as fast: deterministic, so two builds are
- * byte-identical, and cheap (schedules are built, not measured; one is lowered).
+ * dev.kernelgen.autosched.AnalyticPredictor}; a learned model can replace it), on CPUs shrinks the
+ * best-ranked ones that lower too long until they fit, and takes the best that lowers, or on GPUs
+ * the naive floor where every tiled stage is a reduction with little reuse and the predictor ranks
+ * the floor at least as fast: deterministic, so two builds are byte-identical, and cheap (schedules
+ * are built, not measured; one is lowered).
  */
 package dev.kernelgen.autosched;
