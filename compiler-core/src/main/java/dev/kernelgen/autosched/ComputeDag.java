@@ -89,8 +89,62 @@ final class ComputeDag {
 
   /** Whether {@code consumer} reads something and reads no tensor with reuse ({@link #reuses}). */
   static boolean readsWithoutReuse(Schedule s, Stage consumer) {
+    return readsWithoutReuse(s, consumer, 0);
+  }
+
+  /**
+   * As {@link #readsWithoutReuse(Schedule, Stage)}, except that tensors of at most {@code
+   * smallBytes} (constant shapes) may be reused: a vector-matrix product's vector.
+   */
+  static boolean readsWithoutReuse(Schedule s, Stage consumer, long smallBytes) {
     Map<Tensor, List<List<Expr>>> reads = expandedReads(s, consumer);
-    return !reads.isEmpty() && reads.values().stream().noneMatch(r -> reusedAt(consumer, r));
+    boolean streamed = false;
+    boolean small = false;
+    for (var e : reads.entrySet()) {
+      if (!reusedAt(consumer, e.getValue())) {
+        streamed = true;
+      } else if (bytes(e.getKey()) < 0 || bytes(e.getKey()) > smallBytes) {
+        return false;
+      } else {
+        small = true;
+      }
+    }
+    // Beside a small reused operand, the streamed ones are read once per element only where no
+    // index slides a window (y + dy): a depthwise convolution's input is read by its neighbours
+    // too.
+    if (small) {
+      for (var e : reads.entrySet()) {
+        for (List<Expr> idx : e.getValue()) {
+          for (Expr i : idx) {
+            if (!axesUsed(consumer, List.of(List.of(i))).isEmpty() && usesReduceAxis(consumer, i)) {
+              return false;
+            }
+          }
+        }
+      }
+    }
+    return streamed;
+  }
+
+  private static boolean usesReduceAxis(Stage consumer, Expr e) {
+    for (IterVar r : consumer.reduceAxis()) {
+      if (FreeVars.uses(e, r.var())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The bytes of {@code t}, or -1 where its shape is symbolic. */
+  private static long bytes(Tensor t) {
+    long b = t.dtype().bytes();
+    for (Expr d : t.shape()) {
+      if (!(d instanceof IntImm c)) {
+        return -1;
+      }
+      b *= c.value();
+    }
+    return b;
   }
 
   /**
