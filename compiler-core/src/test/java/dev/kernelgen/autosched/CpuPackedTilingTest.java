@@ -101,8 +101,9 @@ class CpuPackedTilingTest {
     assertThat(packedAxes(convBnSigmoid())).containsExactly(1, 3);
     // depthwise: the input depends on its channel, so only along x.
     assertThat(packedAxes(depthwise())).containsExactly(3);
-    // batch matmul: B[b, k, j] is contiguous along j; A strides along i.
-    assertThat(packedAxes(batchMatmul())).containsExactly(2);
+    // batch matmul: B[b, k, j] is contiguous along j; along i, A[b, i, k] is a batch of weights
+    // (b read by every operand), packed.
+    assertThat(packedAxes(batchMatmul())).containsExactly(1, 2);
     // Java keeps the other layouts. A dense layer over a symbolic reduction is packed along its 21
     // output features (W's panel then a heap temporary), not along its 9 rows, less than a vector.
     assertThat(AutoScheduler.space(Target.JAVA, List.of(dense())).knobs().get("Dense.layout"))
