@@ -133,6 +133,10 @@ public final class CCodegen extends CLikePrinter {
     if (fn == Intrinsic.EXP && t == DType.FLOAT32) {
       return helper("kg_exp_f32", FastExp.HELPER) + "(" + args.get(0) + ")";
     }
+    if (fn == Intrinsic.TANH && t == DType.FLOAT32) {
+      helper("kg_exp_f32", FastExp.HELPER);
+      return helper("kg_tanh_f32", FastTanh.HELPER) + "(" + args.get(0) + ")";
+    }
     String name = cMathName(fn, t);
     if (fn == Intrinsic.EXP || fn == Intrinsic.LOG || fn == Intrinsic.POW) {
       // glibc's vector math library (libmvec, linked through -lm) has vector versions of these;

@@ -137,7 +137,7 @@ class FastExpTest {
   }
 
   /** The function's disassembly, or null where objdump is missing. */
-  private static String disassembly(Path lib, String function) throws Exception {
+  static String disassembly(Path lib, String function) throws Exception {
     Process p;
     try {
       p =
@@ -156,7 +156,7 @@ class FastExpTest {
   }
 
   /** Whether this CPU runs code of an x86-64 level (from /proc/cpuinfo's flags). */
-  private static boolean runs(String level) throws IOException {
+  static boolean runs(String level) throws IOException {
     Path cpuinfo = Path.of("/proc/cpuinfo");
     if (!Files.exists(cpuinfo) || !System.getProperty("os.arch").equals("amd64")) {
       return false;

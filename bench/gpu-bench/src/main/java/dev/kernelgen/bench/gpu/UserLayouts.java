@@ -38,7 +38,10 @@ final class UserLayouts {
         cosineSimilarity(),
         pointwiseNhwc(),
         sharedWeightBmm(),
-        depthwiseNhwcStride2());
+        depthwiseNhwcStride2(),
+        mish(),
+        dilatedConv(),
+        smallKMatmul());
   }
 
   /** NHWC to NCHW with a scale per channel: [8, 56, 56, 64] to [8, 64, 56, 56]. */
@@ -328,6 +331,57 @@ final class UserLayouts {
               return sum(in.mul(f.at(ky.var(), kx.var(), c)), ky, kx);
             });
     return FloorBench.Op.library("user_depthwise_nhwc_s2_8x56x56x96", List.of(x, f), y);
+  }
+
+  /** Mish, {@code x * tanh(log(1 + exp(x)))}, over 4M elements. */
+  static FloorBench.Op mish() {
+    Tensor x = placeholder("X", FLOAT32, 4096, 1024);
+    Tensor y =
+        compute(
+            "Mish",
+            x.shape(),
+            (i, j) ->
+                x.at(i, j)
+                    .mul(
+                        dev.kernelgen.te.TE.tanh(
+                            dev.kernelgen.te.TE.log(
+                                dev.kernelgen.te.TE.exp(x.at(i, j)).add(1.0)))));
+    return FloorBench.Op.library("user_mish_4096x1024", List.of(x), y);
+  }
+
+  /** A 3x3 convolution of dilation 2, padding 2: [1, 64, 56, 56] x 64. */
+  static FloorBench.Op dilatedConv() {
+    Tensor x = placeholder("X", FLOAT32, 1, 64, 56, 56);
+    Tensor w = placeholder("W", FLOAT32, 64, 64, 3, 3);
+    IterVar c = reduceAxis(64, "c");
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    Tensor y =
+        compute(
+            "Dilated",
+            shape(1, 64, 56, 56),
+            (n, o, i, j) -> {
+              Expr iy = i.add(ky.var().mul(2)).sub(2);
+              Expr ix = j.add(kx.var().mul(2)).sub(2);
+              Expr in =
+                  select(
+                      iy.ge(0).and(iy.lt(56)).and(ix.ge(0)).and(ix.lt(56)),
+                      x.at(n, c.var(), iy, ix),
+                      0.0);
+              return sum(in.mul(w.at(o, c.var(), ky.var(), kx.var())), c, ky, kx);
+            });
+    return FloorBench.Op.library("user_dilated_conv_1x64x56x56_d2", List.of(x, w), y);
+  }
+
+  /** A product with a short reduction: [4096, 8] x [8, 1024]. */
+  static FloorBench.Op smallKMatmul() {
+    Tensor a = placeholder("A", FLOAT32, 4096, 8);
+    Tensor b = placeholder("B", FLOAT32, 8, 1024);
+    IterVar k = reduceAxis(8, "k");
+    Tensor y =
+        compute(
+            "LowRank", shape(4096, 1024), (i, j) -> sum(a.at(i, k.var()).mul(b.at(k.var(), j)), k));
+    return FloorBench.Op.library("user_small_k_matmul_4096x8x1024", List.of(a, b), y);
   }
 
   private static Expr zero() {
