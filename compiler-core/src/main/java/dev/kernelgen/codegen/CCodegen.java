@@ -130,12 +130,10 @@ public final class CCodegen extends CLikePrinter {
 
   @Override
   String intrinsic(Intrinsic fn, DType t, List<String> args) {
-    if (fn == Intrinsic.EXP && t == DType.FLOAT32) {
-      return helper("kg_exp_f32", FastExp.HELPER) + "(" + args.get(0) + ")";
-    }
-    if (fn == Intrinsic.TANH && t == DType.FLOAT32) {
-      helper("kg_exp_f32", FastExp.HELPER);
-      return helper("kg_tanh_f32", FastTanh.HELPER) + "(" + args.get(0) + ")";
+    if ((fn == Intrinsic.EXP || fn == Intrinsic.TANH) && t == DType.FLOAT32) {
+      String exp = helper("kg_exp_f32", FastExp.HELPER);
+      String f = fn == Intrinsic.EXP ? exp : helper("kg_tanh_f32", FastTanh.HELPER);
+      return f + "(" + args.get(0) + ")";
     }
     String name = cMathName(fn, t);
     if (fn == Intrinsic.EXP || fn == Intrinsic.LOG || fn == Intrinsic.POW) {
