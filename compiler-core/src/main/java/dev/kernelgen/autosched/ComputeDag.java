@@ -116,7 +116,7 @@ final class ComputeDag {
       for (var e : reads.entrySet()) {
         for (List<Expr> idx : e.getValue()) {
           for (Expr i : idx) {
-            if (!axesUsed(consumer, List.of(List.of(i))).isEmpty() && usesReduceAxis(consumer, i)) {
+            if (usesDataAxis(consumer, i) && usesReduceAxis(consumer, i)) {
               return false;
             }
           }
@@ -126,9 +126,19 @@ final class ComputeDag {
     return streamed;
   }
 
-  private static boolean usesReduceAxis(Stage consumer, Expr e) {
-    for (IterVar r : consumer.reduceAxis()) {
-      if (FreeVars.uses(e, r.var())) {
+  /** Whether {@code e} depends on a data axis of {@code consumer}. */
+  static boolean usesDataAxis(Stage consumer, Expr e) {
+    return usesAny(consumer.axis(), e);
+  }
+
+  /** Whether {@code e} depends on a reduce axis of {@code consumer}. */
+  static boolean usesReduceAxis(Stage consumer, Expr e) {
+    return usesAny(consumer.reduceAxis(), e);
+  }
+
+  private static boolean usesAny(List<IterVar> axes, Expr e) {
+    for (IterVar a : axes) {
+      if (FreeVars.uses(e, a.var())) {
         return true;
       }
     }

@@ -124,10 +124,10 @@ final class CpuPackedTiling {
         // batch axis itself (a data axis every operand reads by: attention's keys per head, packed
         // for every head at once; 16 heads of [128, 64] x [128, 64]^T: 876-891 us as dot
         // products, 187-199 us packed, 2-core Zen 4).
-        if (here ? i != v : usesDataAxis(local, i) && !isBatchAxis(local, i)) {
+        if (here ? i != v : ComputeDag.usesDataAxis(local, i) && !isBatchAxis(local, i)) {
           packable = false;
         }
-        batched |= !here && usesDataAxis(local, i);
+        batched |= !here && ComputeDag.usesDataAxis(local, i);
       }
     }
     if (!uses) {
@@ -157,15 +157,6 @@ final class CpuPackedTiling {
       }
     }
     return true;
-  }
-
-  private static boolean usesDataAxis(Stage st, Expr e) {
-    for (IterVar a : st.axis()) {
-      if (FreeVars.uses(e, a.var())) {
-        return true;
-      }
-    }
-    return false;
   }
 
   static void apply(SketchState state, Stage red, Stage tiled, Stage local, int v, int[] tiles) {

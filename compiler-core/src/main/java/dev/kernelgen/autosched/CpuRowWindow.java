@@ -127,15 +127,8 @@ public final class CpuRowWindow {
    */
   private static boolean slides(Stage local, List<Expr> idx) {
     Expr last = idx.get(idx.size() - 1);
-    if (!FreeVars.uses(last, local.axis(local.axis().size() - 1).var())) {
-      return false;
-    }
-    for (IterVar r : local.reduceAxis()) {
-      if (FreeVars.uses(last, r.var())) {
-        return true;
-      }
-    }
-    return false;
+    return FreeVars.uses(last, local.axis(local.axis().size() - 1).var())
+        && ComputeDag.usesReduceAxis(local, last);
   }
 
   /**

@@ -140,24 +140,12 @@ final class TransposeTiles {
    * operand is contiguous along, and copies each operand's tile to a local buffer per tile.
    */
   static void applyCpu(SketchState state, Stage st, Map<Tensor, Integer> reads, int tile) {
-    Schedule s = state.schedule();
     List<IterVar> order = tile(st, reads, tile);
-    int a = reads.values().iterator().next();
     IterVar task = GpuTiling.fuseAll(st, order.subList(0, order.size() - 2));
     st.parallel(task);
     boolean c = state.target() == Target.C;
-    for (var e : reads.entrySet()) {
-      if (e.getValue() != a) {
-        continue; // another operand contiguous along another axis: read in place
-      }
-      Stage copy = s.stage(s.cacheRead(e.getKey(), "local", readers(s, st, e.getKey())));
-      copy.computeAt(st, task);
-      int m = copy.axis().size();
-      if (c) {
-        copy.storageAlign(copy.axis(m - 2), tile, 1);
-      }
-      copy.vectorize(copy.axis(m - 1));
-      state.done(copy);
+    for (Stage copy : copies(state, st, reads, "local", task, c ? tile : 0)) {
+      copy.vectorize(copy.axis(copy.axis().size() - 1));
     }
     st.vectorize(order.get(order.size() - 1));
   }
@@ -168,27 +156,47 @@ final class TransposeTiles {
    * threads, consecutive threads along the operand's rows.
    */
   static void applyGpu(SketchState state, Stage st, Map<Tensor, Integer> reads, int tile) {
-    Schedule s = state.schedule();
     List<IterVar> order = tile(st, reads, tile);
-    int a = reads.values().iterator().next();
     IterVar block = GpuTiling.fuseAll(st, order.subList(0, order.size() - 2));
     st.bind(block, ThreadTag.BLOCK_X);
     IterVar inner = st.fuse(order.get(order.size() - 2), order.get(order.size() - 1));
     Stage.Split threads = st.split(inner, GPU_THREADS);
     st.bind(threads.inner(), ThreadTag.THREAD_X);
+    for (Stage copy : copies(state, st, reads, "shared", block, tile)) {
+      Stage.Split ct = copy.split(GpuTiling.fuseAll(copy, copy.axis()), GPU_THREADS);
+      copy.bind(ct.inner(), ThreadTag.THREAD_X);
+    }
+    state.note(st, "gpu.threads", GPU_THREADS);
+  }
+
+  /**
+   * The copies, in memory {@code scope}, of the operands contiguous along the tiled axis (others,
+   * contiguous along another axis, are read in place), each computed at {@code at} and marked done;
+   * where {@code pitchTile} is not 0, at a row pitch of {@code pitchTile + 1}.
+   */
+  private static List<Stage> copies(
+      SketchState state,
+      Stage st,
+      Map<Tensor, Integer> reads,
+      String scope,
+      IterVar at,
+      int pitchTile) {
+    Schedule s = state.schedule();
+    int a = reads.values().iterator().next();
+    List<Stage> out = new ArrayList<>();
     for (var e : reads.entrySet()) {
       if (e.getValue() != a) {
         continue;
       }
-      Stage copy = s.stage(s.cacheRead(e.getKey(), "shared", readers(s, st, e.getKey())));
-      copy.computeAt(st, block);
-      int m = copy.axis().size();
-      copy.storageAlign(copy.axis(m - 2), tile, 1);
-      Stage.Split ct = copy.split(GpuTiling.fuseAll(copy, copy.axis()), GPU_THREADS);
-      copy.bind(ct.inner(), ThreadTag.THREAD_X);
+      Stage copy = s.stage(s.cacheRead(e.getKey(), scope, readers(s, st, e.getKey())));
+      copy.computeAt(st, at);
+      if (pitchTile > 0) {
+        copy.storageAlign(copy.axis(copy.axis().size() - 2), pitchTile, 1);
+      }
       state.done(copy);
+      out.add(copy);
     }
-    state.note(st, "gpu.threads", GPU_THREADS);
+    return out;
   }
 
   /**
