@@ -18,9 +18,11 @@
  * double[]} for floating-point values, one array of buffers) rather than walking the expression
  * tree per element: the oracle runs convolutions of about 10^8 multiply-adds in the tests. Integer
  * arithmetic follows the IR's dtypes exactly (int32 wraps, division and modulo floor); float32
- * operations round to float after each operation as C does. Index expressions become linear forms
- * ({@code LinearIndex}) evaluated inline; the oracle proves reads in bounds from the ranges of the
- * axes where it can (and then skips the check), and runs the multiply-add loop of a sum of products
- * of reads by stepping offsets.
+ * operations round to float after each operation as C does, except sums: a float32 sum is kept in
+ * double and rounded once, so that the oracle gives the sum's value rather than one summation
+ * order's rounding errors (which grow with the reduction's length). Index expressions become linear
+ * forms ({@code LinearIndex}) evaluated inline; the oracle proves reads in bounds from the ranges
+ * of the axes where it can (and then skips the check), and runs the multiply-add loop of a sum of
+ * products of reads by stepping offsets.
  */
 package dev.kernelgen.eval;

@@ -25,17 +25,23 @@ import java.util.Optional;
  * that becomes a record is checked against them without running the oracle again (the
  * tensor-expression interpreter takes minutes at 4096³). An entry is a directory {@code
  * <operator>-<hash>} under the cache directory (the tuning directory's {@code references/}), the
- * hash over the operator, the argument shapes and dtypes and the inputs' seed ({@link #INPUT_SEED}:
+ * hash over the operator, the argument shapes and dtypes, the inputs' seed ({@link #INPUT_SEED}:
  * input {@code k} is {@code NDArray.random(dtype, INPUT_SEED + k, shape)}, as every measurer draws
- * it); it holds {@code out<i>.bin} (raw little-endian elements) and {@code reference.json}
- * (operator, shapes, seed, and {@code source}: which computation produced the outputs). Entries are
- * written to a temporary directory and moved into place, so a reader never sees half an entry. The
- * directory gets a {@code .gitignore} of {@code *}: the tuning logs beside it are committed, the
- * references (up to hundreds of megabytes at 4096²) are not.
+ * it) and {@link #VERSION}; it holds {@code out<i>.bin} (raw little-endian elements) and {@code
+ * reference.json} (operator, shapes, seed, and {@code source}: which computation produced the
+ * outputs). Entries are written to a temporary directory and moved into place, so a reader never
+ * sees half an entry. The directory gets a {@code .gitignore} of {@code *}: the tuning logs beside
+ * it are committed, the references (up to hundreds of megabytes at 4096²) are not.
  */
 public final class ReferenceCache {
   /** The seed of input 0; input {@code k} uses {@code INPUT_SEED + k}. */
   public static final long INPUT_SEED = 17;
+
+  /**
+   * How references are computed, part of every entry's hash: entries of an earlier version are not
+   * read. Version 2: float32 sums accumulated in double (version 1 summed in float, term by term).
+   */
+  static final int VERSION = 2;
 
   private final Path dir;
 
@@ -55,7 +61,8 @@ public final class ReferenceCache {
 
   /** Where the task's entry lives. */
   public Path entry(TuningTask t) {
-    StringBuilder key = new StringBuilder(t.operator()).append('|').append(INPUT_SEED);
+    StringBuilder key =
+        new StringBuilder(t.operator()).append('|').append(INPUT_SEED).append("|v").append(VERSION);
     for (int i = 0; i < t.def().args().size(); i++) {
       key.append('|').append(t.def().args().get(i).dtype()).append(t.shape().get(i));
     }

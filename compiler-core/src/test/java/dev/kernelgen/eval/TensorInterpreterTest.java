@@ -193,18 +193,30 @@ class TensorInterpreterTest {
   }
 
   @Test
-  void float32RoundsEveryOperationLikeC() {
+  void float32RoundsEveryOperationLikeCAndASumOnce() {
     int n = 1000;
     Tensor a = placeholder("A", FLOAT32, n);
     IterVar k = reduceAxis(n, "k");
     Tensor s = compute("S", shape(1), (Var i) -> sum(a.at(k.var()).mul(FloatImm.f32(0.1)), k));
     NDArray av = NDArray.random(FLOAT32, 7, n);
-    float expected = 0;
+    double expected = 0;
     for (int i = 0; i < n; i++) {
       expected += (float) av.getDouble(i) * 0.1f;
     }
     NDArray out = TensorInterpreter.evaluate(s, Map.of(a, av), Map.of());
-    assertThat(out.getDouble(0)).isEqualTo((double) expected);
+    assertThat(out.getDouble(0)).isEqualTo((double) (float) expected);
+    // A sum's value, not one order's rounding errors: 2^24 and then a thousand ones, summed in
+    // float one after another, stay at 2^24.
+    Tensor b = placeholder("B", FLOAT32, n + 1);
+    IterVar j = reduceAxis(n + 1, "j");
+    Tensor total = compute("Total", shape(1), (Var i) -> sum(b.at(j.var()), j));
+    NDArray bv = NDArray.zeros(FLOAT32, n + 1);
+    bv.setDouble(0, 1 << 24);
+    for (int i = 1; i <= n; i++) {
+      bv.setDouble(i, 1);
+    }
+    assertThat(TensorInterpreter.evaluate(total, Map.of(b, bv), Map.of()).getDouble(0))
+        .isEqualTo((1 << 24) + n);
   }
 
   @Test
@@ -266,7 +278,7 @@ class TensorInterpreterTest {
       int ic = oc / m;
       for (int y = 0; y < oh; y++) {
         for (int x = 0; x < ow; x++) {
-          float acc = 0;
+          double acc = 0; // each product rounded to float, the sum kept in double
           for (int di = 0; di < k; di++) {
             for (int dj = 0; dj < k; dj++) {
               int iy = y * stride + di - pad;
@@ -278,7 +290,7 @@ class TensorInterpreterTest {
               acc += v * (float) f.getDouble((((long) ic * m + oc % m) * k + di) * k + dj);
             }
           }
-          out.setDouble(((long) oc * oh + y) * ow + x, acc);
+          out.setDouble(((long) oc * oh + y) * ow + x, (float) acc);
         }
       }
     }
@@ -299,7 +311,7 @@ class TensorInterpreterTest {
       NDArray iv = NDArray.random(FLOAT32, 1, 1, c, h, w);
       NDArray fv = NDArray.random(FLOAT32, 2, c, m, k, k);
       NDArray got = TensorInterpreter.evaluate(out, Map.of(in, iv, f, fv), Map.of());
-      // Same summation order and float rounding: exactly equal.
+      // The same products rounded to float, the same sum rounded once: exactly equal.
       NDArray.assertClose(depthwiseLoop(iv, fv, c, m, h, w, k, sp[0], sp[1]), got, 0, 0);
     }
   }

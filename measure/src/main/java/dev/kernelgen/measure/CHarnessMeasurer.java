@@ -299,7 +299,7 @@ public final class CHarnessMeasurer implements Measurer {
                     .print(
                         Target.C,
                         t,
-                        References.naiveFunc(t),
+                        References.referenceFunc(t),
                         t.space().defaults(),
                         List.of("naive loop nest")));
     if (!b.ok()) {

@@ -3,6 +3,7 @@ package dev.kernelgen.measure;
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tune.ReferenceCache;
 import dev.kernelgen.tune.TuningTask;
@@ -17,7 +18,8 @@ import java.util.function.BiFunction;
  * expected outputs, computed once per task and written to a {@link ReferenceData} directory that
  * runners read. The outputs come from the {@link ReferenceCache} when one is set and holds them,
  * else from the oracle, else (the interpreter oracle and a task of more than {@code
- * interpreterLimit} element operations) from the naive loop nest run in the C harness.
+ * interpreterLimit} element operations) from the naive loop nest run in the C harness, its float32
+ * sums accumulated in float64 as the interpreter does ({@link WideSums}).
  */
 final class References {
   /** A task's reference data: its directory, inputs and expected outputs. */
@@ -97,6 +99,13 @@ final class References {
   static PrimFunc naiveFunc(TuningTask t) {
     return dev.kernelgen.lower.Lower.lower(
         Schedule.create(t.def().outputs()), t.kernelName(), t.def().args(), Target.C, null);
+  }
+
+  /** The naive loop nest that computes a large task's reference: its float32 sums in float64. */
+  static PrimFunc referenceFunc(TuningTask t) {
+    OperatorDef wide = WideSums.of(t.def());
+    return dev.kernelgen.lower.Lower.lower(
+        Schedule.create(wide.outputs()), t.kernelName(), wide.args(), Target.C, null);
   }
 
   /** Deletes every task's directory; later tasks write theirs again. */
