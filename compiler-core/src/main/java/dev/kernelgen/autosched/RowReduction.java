@@ -304,7 +304,7 @@ final class RowReduction implements SketchRule {
    * extent with {@code outer} (both original reduce axes, the tensors of constant shape): the two
    * loops walk one contiguous run, as one loop would.
    */
-  private static boolean contiguous(Stage st, IterVar outer, IterVar inner) {
+  static boolean contiguous(Stage st, IterVar outer, IterVar inner) {
     if (!st.reduceAxis().contains(outer)
         || !st.reduceAxis().contains(inner)
         || !(inner.dom().extent() instanceof IntImm e)) {

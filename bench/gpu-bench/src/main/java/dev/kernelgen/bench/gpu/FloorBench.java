@@ -135,6 +135,7 @@ public final class FloorBench {
     ops.addAll(sampleOperators());
     ops.addAll(UserOperators.all());
     ops.addAll(UserLayouts.all());
+    ops.addAll(UserStencils.all());
     return ops;
   }
 
