@@ -161,6 +161,7 @@ public final class Lower {
     out.add(new Pass("storage_flatten", s -> StorageFlatten.run(s, params, storageLayouts, width)));
     out.add(new Pass("inject_virtual_thread", InjectVirtualThread::run));
     out.add(new Pass("unroll_loops", UnrollLoops::run));
+    out.add(new Pass("expand_pow", ExpandPow::run));
     out.add(new Pass("simplify", Simplifier::simplify));
     if (target == Target.C) {
       out.add(new Pass("coalesce_pitched_rows", CoalescePitchedRows::run));
