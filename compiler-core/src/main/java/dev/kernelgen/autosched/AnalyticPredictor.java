@@ -293,7 +293,8 @@ public final class AnalyticPredictor implements Predictor {
       return cost;
     }
     cost /= Math.min(1, get(n, "gpu.blocks", 1) / (2.0 * SMS));
-    if (littleReuse(get(n, "gpu.reduce", 1024), get(n, "gpu.reused", 1))) {
+    if (littleReuse(get(n, "gpu.reduce", 1024), get(n, "gpu.reused", 1))
+        || get(n, "gpu.windows_only", 0) > 0) {
       return cost * littleReuse(n);
     }
     // Threads with no output (a tile wider than its axis: 8 x 64 columns over 64) hold their

@@ -126,6 +126,31 @@ final class ComputeDag {
     return streamed;
   }
 
+  /**
+   * Whether the only reuse in {@code consumer}'s reads, beyond tensors of at most {@code
+   * smallBytes} (a filter, a scale: the caches serve them), is windows overlapping: every other
+   * tensor is read at indices that use every data axis, and some index slides (uses a data axis and
+   * a reduce axis). A depthwise convolution (its input read by its neighbours only), a pooling
+   * window; not a convolution over channels, a product, or a reduction without windows.
+   */
+  static boolean reusedOnlyThroughWindows(Schedule s, Stage consumer, long smallBytes) {
+    boolean slides = false;
+    for (var e : expandedReads(s, consumer).entrySet()) {
+      if (reusedAt(consumer, e.getValue())) {
+        if (bytes(e.getKey()) < 0 || bytes(e.getKey()) > smallBytes) {
+          return false;
+        }
+        continue;
+      }
+      for (List<Expr> idx : e.getValue()) {
+        for (Expr i : idx) {
+          slides |= usesDataAxis(consumer, i) && usesReduceAxis(consumer, i);
+        }
+      }
+    }
+    return slides;
+  }
+
   /** Whether {@code e} depends on a data axis of {@code consumer}. */
   static boolean usesDataAxis(Stage consumer, Expr e) {
     return usesAny(consumer.axis(), e);

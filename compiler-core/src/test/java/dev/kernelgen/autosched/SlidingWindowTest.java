@@ -66,6 +66,36 @@ class SlidingWindowTest {
     }
   }
 
+  /**
+   * A 7x7 depthwise filter (49 steps, more than {@link AnalyticPredictor#LITTLE_REUSE}) reuses its
+   * input through overlapping windows only, its filter small: a reduction with little reuse,
+   * weighed against the naive kernel (the pick on an H100 was a tile of 8 outputs a thread, 17.6 us
+   * against the naive kernel's 6.6). A convolution over channels of the same window stays a tiled
+   * one.
+   */
+  @Test
+  void aLongWindowWithoutOtherReuseHasLittleReuse() {
+    Tensor dw = CpuRowWindowTest.selectPadded7x7(96, 56, 56);
+    Configuration pick =
+        AutoScheduler.untunedConfig(
+            Target.CUDA, List.of(dw), SketchRules.defaults(), new AnalyticPredictor());
+    assertThat(AutoScheduler.space(Target.CUDA, List.of(dw)).knobs())
+        .containsKey("Depthwise7.window");
+    assertThat(pick.values().get("Depthwise7.reg1") * pick.values().get("Depthwise7.reg3"))
+        .as(pick.key())
+        .isLessThan(8);
+    Tensor conv =
+        dev.kernelgen.topi.Conv.conv2dNchw(
+            placeholder("In", FLOAT32, 1, 16, 28, 28),
+            placeholder("W", FLOAT32, 16, 16, 7, 7),
+            1,
+            1,
+            new Padding(3, 3, 3, 3),
+            1);
+    assertThat(AutoScheduler.space(Target.CUDA, List.of(conv)).knobs().keySet())
+        .noneMatch(k -> k.endsWith(".window"));
+  }
+
   @Test
   void windowsOverRaggedTilesMatchTheOracle() {
     // A depthwise convolution and a stride-2 max pool over shapes no tile divides, 4 rows and 2
