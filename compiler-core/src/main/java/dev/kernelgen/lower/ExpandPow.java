@@ -49,7 +49,10 @@ public final class ExpandPow {
    */
   static Expr expand(Expr x, double y) {
     double quarters = y * 4;
-    if (quarters != Math.rint(quarters) || Math.abs(y) > MAX_EXPONENT || y == 0) {
+    if (!x.dtype().isFloat()
+        || quarters != Math.rint(quarters)
+        || Math.abs(y) > MAX_EXPONENT
+        || y == 0) {
       return null;
     }
     DType t = x.dtype();

@@ -33,10 +33,10 @@ import java.util.function.UnaryOperator;
  *   <li>inline the stages marked compute_inline ({@link StageGraph#inline});
  *   <li>infer the bounds of every loop ({@link InferBounds});
  *   <li>build the loop nests and attach stages ({@link ScheduleOps});
- *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll,
- *       simplify, on CPUs partition loops around their boundary tests, fold guards into loop
- *       bounds, on C version full tiles ({@link VersionFullTiles}), and for GPU targets insert
- *       barriers;
+ *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll, expand
+ *       powers by constant quarters ({@link ExpandPow}), simplify, on CPUs partition loops around
+ *       their boundary tests, fold guards into loop bounds, on C version full tiles ({@link
+ *       VersionFullTiles}), and for GPU targets insert barriers;
  *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
  *       stage, temporaries between them) and compute each kernel's {@link LaunchGeometry}.
  * </ol>
