@@ -103,7 +103,7 @@ final class ComputeDag {
     for (var e : reads.entrySet()) {
       if (!reusedAt(consumer, e.getValue())) {
         streamed = true;
-      } else if (bytes(e.getKey()) < 0 || bytes(e.getKey()) > smallBytes) {
+      } else if (!small(e.getKey(), smallBytes)) {
         return false;
       } else {
         small = true;
@@ -114,12 +114,8 @@ final class ComputeDag {
     // too.
     if (small) {
       for (var e : reads.entrySet()) {
-        for (List<Expr> idx : e.getValue()) {
-          for (Expr i : idx) {
-            if (usesDataAxis(consumer, i) && usesReduceAxis(consumer, i)) {
-              return false;
-            }
-          }
+        if (slides(consumer, e.getValue())) {
+          return false;
         }
       }
     }
@@ -134,21 +130,34 @@ final class ComputeDag {
    * window; not a convolution over channels, a product, or a reduction without windows.
    */
   static boolean reusedOnlyThroughWindows(Schedule s, Stage consumer, long smallBytes) {
-    boolean slides = false;
+    boolean windows = false;
     for (var e : expandedReads(s, consumer).entrySet()) {
       if (reusedAt(consumer, e.getValue())) {
-        if (bytes(e.getKey()) < 0 || bytes(e.getKey()) > smallBytes) {
+        if (!small(e.getKey(), smallBytes)) {
           return false;
         }
-        continue;
+      } else {
+        windows |= slides(consumer, e.getValue());
       }
-      for (List<Expr> idx : e.getValue()) {
-        for (Expr i : idx) {
-          slides |= usesDataAxis(consumer, i) && usesReduceAxis(consumer, i);
+    }
+    return windows;
+  }
+
+  /** Whether {@code t} has a constant shape of at most {@code smallBytes}. */
+  private static boolean small(Tensor t, long smallBytes) {
+    return bytes(t) >= 0 && bytes(t) <= smallBytes;
+  }
+
+  /** Whether some index of {@code reads} slides a window: it uses a data and a reduce axis. */
+  private static boolean slides(Stage consumer, List<List<Expr>> reads) {
+    for (List<Expr> idx : reads) {
+      for (Expr i : idx) {
+        if (usesDataAxis(consumer, i) && usesReduceAxis(consumer, i)) {
+          return true;
         }
       }
     }
-    return slides;
+    return false;
   }
 
   /** Whether {@code e} depends on a data axis of {@code consumer}. */
