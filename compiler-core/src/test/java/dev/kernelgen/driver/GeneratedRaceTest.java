@@ -3,6 +3,7 @@ package dev.kernelgen.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.TuningRecord;
 import dev.kernelgen.tune.TuningTask;
@@ -64,6 +65,36 @@ class GeneratedRaceTest {
             TuningTask.trace(
                 dev.kernelgen.autosched.AutoScheduler.untuned(
                     Target.C, generated.def().outputs())));
+  }
+
+  @Test
+  void onGpusASearchOfTheGeneratedSpaceAlsoMeasuresTheNaiveFloorFirst() {
+    GenerateRequest gpu =
+        GenerateRequest.builder()
+            .spec(Specs.Small.class)
+            .targets(EnumSet.of(Target.OPENCL))
+            .resourcesDir(tmp.resolve("resources"))
+            .log(s -> {})
+            .build();
+    TuningTask generated =
+        KernelDriver.tuningTasks(gpu, true).stream()
+            .filter(t -> t.operator().equals("SmallKernels/add"))
+            .filter(KernelDriver::generatedSchedules)
+            .findFirst()
+            .orElseThrow();
+    List<Configuration> first = KernelDriver.firstCandidates(generated);
+    assertThat(first).hasSize(2);
+    assertThat(first.get(0).values()).containsEntry(AutoScheduler.SKETCH, AutoScheduler.RULES);
+    assertThat(first.get(1).values()).containsEntry(AutoScheduler.SKETCH, AutoScheduler.NAIVE);
+    assertThat(generated.space().contains(first.get(1))).isTrue();
+    assertThat(TuningTask.trace(generated.schedule(first.get(1))))
+        .isEqualTo(
+            TuningTask.trace(
+                AutoScheduler.generate(
+                    Target.OPENCL,
+                    generated.def().outputs(),
+                    dev.kernelgen.spec.Knobs.configured(
+                        Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE)))));
   }
 
   private static TuningRecord rec(Configuration c, double us) {
