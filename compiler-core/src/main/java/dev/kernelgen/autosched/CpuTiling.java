@@ -147,7 +147,8 @@ final class CpuTiling {
         state.declare(red, "tile" + d, tileChoices[d]);
       }
       int band = state.knob(red, "band", CpuRowWindow.bandChoices(state, tiled, local));
-      CpuRowWindow.apply(state, red, tiled, local, band);
+      int rows = state.knob(red, "rows", CpuRowWindow.rowsChoices(state, local));
+      CpuRowWindow.apply(state, red, tiled, local, band, rows);
       return;
     }
     int[] tiles = new int[n];
@@ -172,6 +173,7 @@ final class CpuTiling {
     }
     if (rowWindow) {
       state.declare(red, "band", CpuRowWindow.bandChoices(state, tiled, local));
+      state.declare(red, "rows", CpuRowWindow.rowsChoices(state, local));
     }
     if (layout >= CpuPackedTiling.BASE) {
       CpuPackedTiling.apply(state, red, tiled, local, layout - CpuPackedTiling.BASE, tiles);

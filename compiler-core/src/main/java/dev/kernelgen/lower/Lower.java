@@ -34,8 +34,9 @@ import java.util.function.UnaryOperator;
  *   <li>infer the bounds of every loop ({@link InferBounds});
  *   <li>build the loop nests and attach stages ({@link ScheduleOps});
  *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll, expand
- *       powers by constant quarters ({@link ExpandPow}), simplify, on CPUs partition loops around
- *       their boundary tests, fold guards into loop bounds, on C version full tiles ({@link
+ *       powers by constant quarters ({@link ExpandPow}), simplify, on C order a window's unrolled
+ *       multiply-adds by the vector they load ({@link GroupSharedLoads}), on CPUs partition loops
+ *       around their boundary tests, fold guards into loop bounds, on C version full tiles ({@link
  *       VersionFullTiles}), and for GPU targets insert barriers;
  *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
  *       stage, temporaries between them) and compute each kernel's {@link LaunchGeometry}.
@@ -165,6 +166,7 @@ public final class Lower {
     out.add(new Pass("simplify", Simplifier::simplify));
     if (target == Target.C) {
       out.add(new Pass("coalesce_pitched_rows", CoalescePitchedRows::run));
+      out.add(new Pass("group_shared_loads", GroupSharedLoads::run));
     }
     if (target == Target.C || target == Target.JAVA) {
       out.add(new Pass("hoist_invariants", HoistInvariants::run));

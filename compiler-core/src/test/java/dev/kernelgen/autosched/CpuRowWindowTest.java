@@ -335,6 +335,83 @@ class CpuRowWindowTest {
   }
 
   /**
+   * Several output rows summed at once ({@code rows}): the default for a 5x5 window (25 taps) over
+   * rows of whole vectors, in the space but not the default for 3x3, 7x7 or a ragged row, none
+   * where the rows have no divisor or the window checks its own bounds; each form against the
+   * oracle in C, the 5x5 in bands made whole (96 rows: bands of 16, not 20 ending in 16) and over
+   * one plane, its multiply-adds ordered by the input vector they read.
+   */
+  @Test
+  void severalRowsAtOnceWhereAWindowsTapsFitTheRegisters() {
+    Tensor k5 = fused(depthwise(24, 32, 5, 1, 1, true));
+    assertThat(rowsChoices(k5)).containsExactly(4, 1);
+    assertThat(rowsChoices(fused(depthwise(18, 32, 5, 1, 1, true)))).containsExactly(2, 1);
+    assertThat(rowsChoices(depthwise(24, 32, 3, 1, 1, true))).containsExactly(1, 4);
+    assertThat(rowsChoices(depthwise(24, 32, 7, 1, 1, true))).containsExactly(1, 4);
+    assertThat(rowsChoices(depthwise(24, 29, 5, 1, 1, true))).containsExactly(1, 4);
+    assertThat(rowsChoices(depthwise(23, 32, 5, 1, 1, true))).containsExactly(1);
+    assertThat(rowsChoices(depthwise(24, 32, 5, 2, 1, true))).containsExactly(1);
+    assertThat(rowsChoices(selectPadded7x7(3, 24, 24))).containsExactly(1);
+    Tensor bands =
+        fused(
+            Nn.depthwiseConv2dNchw(
+                ph("Tall", 1, 2, 96, 96), ph("F5", 2, 1, 5, 5), 1, 1, new Padding(2, 2, 2, 2), 1));
+    List<Tensor> cases =
+        List.of(k5, fused(depthwise(22, 36, 5, 1, 2, false)), bands, onePlane5x5(40, 48));
+    for (Tensor out : cases) {
+      Schedule pick = AutoScheduler.untuned(Target.C, List.of(out));
+      Check.check(pick, OpSchedules.args(pick), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    }
+    String c = c(AutoScheduler.untuned(Target.C, List.of(bands)));
+    // 16 tasks (2 planes in bands of 12 rows), each 3 passes of 4 rows: no ragged band or pass.
+    assertThat(c).contains("i_j_fused_k_outer_fused < 16;").contains("k_inner_outer < 3;");
+    assertThat(c).doesNotContain("kg_min_i32(96 -");
+    // One pass of four rows' sums, its multiply-adds in the order of the input vector they read
+    // (offsets 0..4, 100..104 twice, ...: each loaded vector's uses together).
+    assertThat(c).contains("DepthwiseConv2d[l_9 + 288] = 0.0f;");
+    String pass =
+        c.substring(c.indexOf("for (int32_t l_9"), c.indexOf("for (int32_t k_inner_inner"));
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("PaddedInput\\[[^\\]]*?l_9\\)?( \\+ (\\d+))?\\]")
+            .matcher(pass);
+    List<Integer> offsets = new java.util.ArrayList<>();
+    while (m.find()) {
+      offsets.add(m.group(2) == null ? 0 : Integer.parseInt(m.group(2)));
+    }
+    assertThat(offsets).hasSize(100).isSorted();
+    assertThat(offsets.subList(0, 7)).containsExactly(0, 1, 2, 3, 4, 100, 100);
+    // Four rows configured where they are not the default (3x3, 7x7, a ragged row): the oracle's.
+    for (Tensor out :
+        List.of(
+            fused(depthwise(24, 29, 3, 1, 1, true)),
+            depthwise(16, 13, 7, 1, 1, true),
+            fused(depthwise(24, 29, 5, 1, 1, true)))) {
+      Map<String, Integer> v =
+          new TreeMap<>(
+              AutoScheduler.untunedConfig(
+                      Target.C, List.of(out), SketchRules.defaults(), new AnalyticPredictor())
+                  .values());
+      v.put("DepthwiseConv2d.rows", 4);
+      Schedule s = AutoScheduler.generate(Target.C, List.of(out), Knobs.configured(v));
+      Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    }
+  }
+
+  /** A 5x5 depthwise convolution over one plane: bands as tasks, several rows a pass. */
+  private static Tensor onePlane5x5(int h, int w) {
+    return Nn.depthwiseConv2dNchw(
+        ph("Plane5", 1, 1, h, w), ph("F15", 1, 1, 5, 5), 1, 1, new Padding(2, 2, 2, 2), 1);
+  }
+
+  private static List<Integer> rowsChoices(Tensor out) {
+    return AutoScheduler.space(Target.C, List.of(out)).knobs().entrySet().stream()
+        .filter(e -> e.getKey().endsWith(".rows"))
+        .findFirst()
+        .orElseThrow()
+        .getValue();
+  }
+
+  /**
    * Symbolic height and width: the row buffer on the heap, the plane whole, against the oracle in C
    * and Java.
    */

@@ -16,13 +16,16 @@ import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.topi.Nn;
+import dev.kernelgen.topi.Padding;
 import java.util.List;
 
 /**
  * More operators as a user writes them (the floor table's last rows, after {@link UserLayouts}):
- * windows the library has no template for (a 7x7 depthwise filter, a transposed convolution,
- * bilinear sampling, a window across channels), reads through an index tensor, and reductions whose
- * extent depends on the output (a prefix sum) or covers everything (to a scalar).
+ * windows the library has no template for (a 7x7 depthwise filter, a 5x5 one with a swish, a
+ * transposed convolution, bilinear sampling, a window across channels), reads through an index
+ * tensor, and reductions whose extent depends on the output (a prefix sum) or covers everything (to
+ * a scalar).
  */
 final class UserStencils {
   private UserStencils() {}
@@ -37,7 +40,31 @@ final class UserStencils {
         avgPoolPadded(),
         pointwiseStride2(),
         prefixSum(),
-        localResponseNorm());
+        localResponseNorm(),
+        depthwise5x5Swish());
+  }
+
+  /**
+   * An EfficientNet block's 5x5 depthwise filter with batch norm folded into a scale and shift and
+   * a swish, written with topi: [1, 144, 56, 56].
+   */
+  static FloorBench.Op depthwise5x5Swish() {
+    Tensor x = placeholder("X", FLOAT32, 1, 144, 56, 56);
+    Tensor w = placeholder("W", FLOAT32, 144, 1, 5, 5);
+    Tensor scale = placeholder("Scale", FLOAT32, 144);
+    Tensor shift = placeholder("Shift", FLOAT32, 144);
+    Tensor conv = Nn.depthwiseConv2dNchw(x, w, 1, 1, new Padding(2, 2, 2, 2), 1);
+    Tensor bn = Nn.scaleShift(conv, scale, shift);
+    Tensor y =
+        compute(
+            "Swish",
+            shape(1, 144, 56, 56),
+            (n, c, i, j) -> {
+              Expr v = bn.at(n, c, i, j);
+              return v.div(TE.f32(1).add(TE.exp(TE.f32(0).sub(v))));
+            });
+    return FloorBench.Op.library(
+        "user_depthwise5x5_swish_1x144x56x56", List.of(x, w, scale, shift), y);
   }
 
   /** A ConvNeXt block's 7x7 depthwise filter, zero padding 3 by hand: [1, 96, 56, 56]. */
