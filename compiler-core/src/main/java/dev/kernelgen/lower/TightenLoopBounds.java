@@ -80,8 +80,8 @@ final class TightenLoopBounds extends StmtMutator {
   record Bound(boolean upper, Expr value) {}
 
   /**
-   * The bound {@code c} puts on {@code v}, when {@code c} is linear in it with coefficient 1 or,
-   * where {@code scaled}, with any positive constant coefficient.
+   * The bound {@code c} puts on {@code v}, when {@code c} is linear in it with coefficient 1 or -1
+   * or, where {@code scaled}, with any positive constant coefficient.
    */
   static Bound bound(Expr c, Var v, boolean scaled) {
     if (!(c instanceof Binary b) || !b.a().dtype().isInt() || !FreeVars.uses(c, v)) {
@@ -121,6 +121,12 @@ final class TightenLoopBounds extends StmtMutator {
       // upper: v + rest < 0  <=>  v < -rest;  lower: v + rest >= 0  <=>  v >= -rest.
       Expr value = Simplifier.simplify(IntImm.like(rest, 0).sub(rest));
       return new Bound(upper, value);
+    }
+    // Linear with coefficient -1 (a triangle: `k <= j` bounds j from below): -v + rest < 0  <=>  v
+    // >= rest + 1;  -v + rest >= 0  <=>  v < rest + 1.
+    Expr negated = Simplifier.simplify(d.add(v).sub(rest));
+    if (negated instanceof IntImm z && z.value() == 0) {
+      return new Bound(!upper, Simplifier.simplify(rest.add(IntImm.like(rest, 1))));
     }
     // Linear with a positive constant coefficient k (a loop split by k with its inner part
     // outside: `k * o + p < 97`): k v + rest < 0  <=>  v < ceil(-rest / k), and k v + rest >= 0

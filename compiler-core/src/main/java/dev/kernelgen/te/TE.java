@@ -189,14 +189,38 @@ public final class TE {
     return reduce(Reducer.min(source.dtype()), source, axes);
   }
 
-  /** A reduction with any commutative, associative combiner. */
+  /**
+   * A reduction with any commutative, associative combiner. A source that selects the combiner's
+   * identity where a condition on indices alone fails ({@code sum(select(k <= j, x[i, k], 0), k)}:
+   * a prefix sum, a causal mask) reduces over the points where it holds: the condition becomes the
+   * reduction's ({@link #reduceWhere}), and the loops skip the rest instead of adding zeros.
+   */
   public static Expr reduce(Reducer combiner, Expr source, IterVar... axes) {
-    return new Reduce(combiner, source, List.of(axes), IntImm.ofBool(true));
+    return reduceWhere(combiner, source, IntImm.ofBool(true), axes);
   }
 
   /** A reduction over the points where {@code where} holds. */
   public static Expr reduceWhere(Reducer combiner, Expr source, Expr where, IterVar... axes) {
+    while (source instanceof Select s
+        && s.falseValue().equals(combiner.identity())
+        && maskOf(s.cond(), axes)) {
+      where = where instanceof IntImm t && t.value() == 1 ? s.cond() : where.and(s.cond());
+      source = s.trueValue();
+    }
     return new Reduce(combiner, source, List.of(axes), where);
+  }
+
+  /** Whether {@code cond} reads no tensor and depends on one of the reduction's {@code axes}. */
+  private static boolean maskOf(Expr cond, IterVar... axes) {
+    boolean[] reads = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        reads[0] |= e instanceof TensorRead || e instanceof Load || e instanceof Call;
+        super.visit(e);
+      }
+    }.visit(cond);
+    return !reads[0] && java.util.Arrays.stream(axes).anyMatch(a -> FreeVars.uses(cond, a.var()));
   }
 
   public static Expr select(Expr cond, Object ifTrue, Object ifFalse) {

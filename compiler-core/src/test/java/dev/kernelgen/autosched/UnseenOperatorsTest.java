@@ -162,6 +162,57 @@ class UnseenOperatorsTest {
             List.of(
                 compute("Gathered", shape(5, 6), (i, j) -> table.at(idx.at(i).floormod(10), j))),
             Map.of()));
+    c.addAll(masked());
+    return c;
+  }
+
+  /**
+   * Reductions masked by a select of the reducer's identity on indices alone (the loops then skip
+   * the rest): a prefix sum, a causal row max as attention masks scores, a band of 4 behind.
+   */
+  static List<Op> masked() {
+    List<Op> c = new ArrayList<>();
+    Tensor x = placeholder("Xp", FLOAT32, 13, 37);
+    IterVar k = reduceAxis(37, "k");
+    c.add(
+        new Op(
+            "prefix_sum_masked",
+            List.of(
+                compute(
+                    "Prefix",
+                    shape(13, 37),
+                    (i, j) -> sum(select(k.var().le(j), x.at(i, k.var()), 0.0), k))),
+            Map.of()));
+    Tensor s = placeholder("Scores", FLOAT32, 3, 19, 19);
+    IterVar q = reduceAxis(19, "q");
+    c.add(
+        new Op(
+            "causal_row_max",
+            List.of(
+                compute(
+                    "CausalMax",
+                    shape(3, 19),
+                    (h, i) ->
+                        max(
+                            select(q.var().le(i), s.at(h, i, q.var()), Double.NEGATIVE_INFINITY),
+                            q))),
+            Map.of()));
+    IterVar b = reduceAxis(37, "b");
+    c.add(
+        new Op(
+            "band_sum",
+            List.of(
+                compute(
+                    "Band",
+                    shape(13, 37),
+                    (i, j) ->
+                        sum(
+                            select(
+                                b.var().le(j).and(b.var().gt(j.sub(4))),
+                                x.at(i, b.var()).mul(2.0),
+                                0.0),
+                            b))),
+            Map.of()));
     return c;
   }
 
