@@ -282,12 +282,13 @@ public final class AutoScheduler {
   static final int REPAIR_STEPS = 6;
 
   /**
-   * Whether {@code predictor} ranks the naive kernel at least as fast as the rules' pick {@code c}:
-   * weighed on GPUs where every tiled stage is a reduction with little reuse ({@link
-   * GpuTiling#naiveNotes}). There a tiling the model cannot tell apart from a thread per output
-   * gains nothing it can see, and the naive kernel is the simpler one (on an H200 it was 1-7%
-   * faster than such picks: depthwise, max pool, the seed's fused depthwise at 9.0 against 10.2
-   * us).
+   * Whether the naive kernel skips work a tiling does (a reduction masked by its output's indices:
+   * {@link NaiveSchedule#masksByOutput}), or {@code predictor} ranks it at least as fast as the
+   * rules' pick {@code c}: weighed on GPUs where every tiled stage is a reduction with little reuse
+   * ({@link GpuTiling#naiveNotes}). There a tiling the model cannot tell apart from a thread per
+   * output gains nothing it can see, and the naive kernel is the simpler one (on an H200 it was
+   * 1-7% faster than such picks: depthwise, max pool, the seed's fused depthwise at 9.0 against
+   * 10.2 us).
    */
   private static boolean naiveAtLeastAsFast(
       Target target,
@@ -297,6 +298,9 @@ public final class AutoScheduler {
       Predictor predictor) {
     if (target != Target.CUDA && target != Target.OPENCL) {
       return false;
+    }
+    if (NaiveSchedule.masksByOutput(outputs)) {
+      return true;
     }
     Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
     Map<String, Double> naive = GpuTiling.naiveNotes(b.notes());

@@ -1,10 +1,16 @@
 package dev.kernelgen.autosched;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
+import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Reduce;
 import dev.kernelgen.te.Tensor;
 import java.util.List;
 
@@ -60,5 +66,52 @@ final class NaiveSchedule {
       }
     }
     return s;
+  }
+
+  /**
+   * Whether a reduction the outputs compute is masked along its own axes by its output's indices
+   * ({@code sum(select(k <= j, x[i, k], 0), k)}: a prefix sum, a causal mask, a band; the mask is
+   * the reduction's condition, {@code te.TE#reduce}): some comparison in the condition has a reduce
+   * axis and an output axis on opposite sides ({@code k - j <= 0}; a padding's bounds check, {@code
+   * i + di - 1 >= 0}, has them on one side and masks only a border). A thread per output then loops
+   * over its own range only ({@code lower.TightenLoopBounds}: half the work of a triangle), where
+   * GPU tiles stage and guard the whole range for every output of the tile: the tiled pick of a
+   * user's prefix sum [256,1024] ran 66.9 us on an H100 against 51.6 for the naive kernel over the
+   * whole range.
+   */
+  static boolean masksByOutput(List<Tensor> outputs) {
+    for (Stage st : Schedule.create(outputs).stages()) {
+      if (st.isPlaceholder()
+          || !st.hasReduction()
+          || !(st.body() instanceof Reduce r)
+          || r.condition() instanceof IntImm) {
+        continue;
+      }
+      for (Expr c : conjuncts(r.condition())) {
+        if (!(c instanceof Binary b) || !b.a().dtype().isInt()) {
+          continue;
+        }
+        Expr d = b.a().sub(b.b());
+        for (IterVar k : r.axes()) {
+          for (IterVar v : st.axis()) {
+            Long sk = Simplifier.step(d, k.var());
+            Long sv = Simplifier.step(d, v.var());
+            if (sk != null && sv != null && sk * sv < 0) {
+              return true;
+            }
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  private static List<Expr> conjuncts(Expr c) {
+    if (c instanceof Binary b && b.op() == BinOp.AND) {
+      List<Expr> out = new java.util.ArrayList<>(conjuncts(b.a()));
+      out.addAll(conjuncts(b.b()));
+      return out;
+    }
+    return List.of(c);
   }
 }

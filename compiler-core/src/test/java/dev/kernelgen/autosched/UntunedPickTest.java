@@ -405,4 +405,51 @@ class UntunedPickTest {
     Schedule d = AutoScheduler.generate(Target.C, w.outputs(), dev.kernelgen.spec.Knobs.defaults());
     assertThat(d.trace().toString()).contains("cache_write").contains("parallel");
   }
+
+  /**
+   * On GPUs a reduction masked by its output's indices (a prefix sum) takes the naive kernel, whose
+   * loop then covers the output's own range only; a padding's bounds check in a convolution's
+   * reduction (both indices on one side) does not force it.
+   */
+  @Test
+  void aTriangleMaskedReductionTakesTheNaiveKernelOnGpus() {
+    Tensor x = dev.kernelgen.te.TE.placeholder("X", dev.kernelgen.te.TE.FLOAT32, 64, 256);
+    var k = dev.kernelgen.te.TE.reduceAxis(256, "k");
+    Tensor prefix =
+        dev.kernelgen.te.TE.compute(
+            "Prefix",
+            dev.kernelgen.te.TE.shape(64, 256),
+            (i, j) ->
+                dev.kernelgen.te.TE.sum(
+                    dev.kernelgen.te.TE.select(k.var().le(j), x.at(i, k.var()), 0.0), k));
+    assertThat(NaiveSchedule.masksByOutput(List.of(prefix))).isTrue();
+    var pick =
+        AutoScheduler.untunedConfig(
+            Target.CUDA, List.of(prefix), SketchRules.defaults(), new AnalyticPredictor());
+    assertThat(pick.values()).containsEntry(AutoScheduler.SKETCH, AutoScheduler.NAIVE);
+    // Each thread's loop ends at its own column: "k < max(min(j + 1, 256), 0)", not "k < 256".
+    assertThat(cuda(List.of(prefix))).containsPattern("for \\(int k = 0; k < [^0-9]");
+    Tensor in = dev.kernelgen.te.TE.placeholder("In", dev.kernelgen.te.TE.FLOAT32, 1, 16, 30, 30);
+    Tensor w = dev.kernelgen.te.TE.placeholder("Wt", dev.kernelgen.te.TE.FLOAT32, 32, 16, 3, 3);
+    var c = dev.kernelgen.te.TE.reduceAxis(16, "c");
+    var ky = dev.kernelgen.te.TE.reduceAxis(3, "ky");
+    var kx = dev.kernelgen.te.TE.reduceAxis(3, "kx");
+    Tensor conv =
+        dev.kernelgen.te.TE.compute(
+            "PaddedConv",
+            dev.kernelgen.te.TE.shape(1, 32, 30, 30),
+            (n, o, i, j) -> {
+              var iy = i.add(ky.var()).sub(1);
+              var ix = j.add(kx.var()).sub(1);
+              return dev.kernelgen.te.TE.sum(
+                  dev.kernelgen.te.TE.select(
+                      iy.ge(0).and(iy.lt(30)).and(ix.ge(0)).and(ix.lt(30)),
+                      in.at(n, c.var(), iy, ix).mul(w.at(o, c.var(), ky.var(), kx.var())),
+                      0.0),
+                  c,
+                  ky,
+                  kx);
+            });
+    assertThat(NaiveSchedule.masksByOutput(List.of(conv))).isFalse();
+  }
 }
