@@ -1,5 +1,6 @@
 package dev.kernelgen.tune;
 
+import dev.kernelgen.diag.UserError;
 import dev.kernelgen.json.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +50,21 @@ public final class TuningLog {
       warn.accept("cannot read tuning log " + file + ": " + e.getMessage() + "; ignoring it");
       return out;
     }
+    String packed = compression(bytes);
+    if (packed != null) {
+      // A committed log kept compressed (bench/tuning/*.jsonl.xz): one warning, not one per line.
+      warn.accept(
+          "tuning log "
+              + file
+              + " is "
+              + packed
+              + "-compressed: unpack it first ("
+              + packed
+              + " -dk "
+              + file
+              + "); ignoring it");
+      return out;
+    }
     int lineNo = 0;
     for (int start = 0; start < bytes.length; ) {
       int end = start;
@@ -73,6 +89,18 @@ public final class TuningLog {
       start = end + 1;
     }
     return out;
+  }
+
+  /** "xz" or "gzip" where {@code bytes} begin with that format's magic number, else null. */
+  private static String compression(byte[] bytes) {
+    byte[] xz = {(byte) 0xFD, '7', 'z', 'X', 'Z', 0};
+    if (bytes.length >= xz.length && Arrays.equals(bytes, 0, xz.length, xz, 0, xz.length)) {
+      return "xz";
+    }
+    if (bytes.length >= 2 && bytes[0] == (byte) 0x1F && bytes[1] == (byte) 0x8B) {
+      return "gzip";
+    }
+    return null;
   }
 
   private static String utf8(byte[] bytes, int from, int to) throws CharacterCodingException {
@@ -133,6 +161,25 @@ public final class TuningLog {
       Path parent = file.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
+      }
+      String packed = null;
+      if (Files.isRegularFile(file)) {
+        try (var in = Files.newInputStream(file)) {
+          packed = compression(in.readNBytes(6));
+        }
+      }
+      if (packed != null) {
+        // Plain lines after a compressed stream would spoil it for every reader.
+        throw new UserError(
+            "tuning log "
+                + file
+                + " is "
+                + packed
+                + "-compressed: appending to it would corrupt it; unpack it first ("
+                + packed
+                + " -dk "
+                + file
+                + ") and tune into the unpacked file");
       }
       synchronized (JVM_LOCK) {
         try (FileChannel ch =

@@ -1,6 +1,7 @@
 package dev.kernelgen.tune;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -57,6 +58,35 @@ class TuningLogTest {
     List<TuningRecord> rs = read(log, warnings);
     assertThat(rs).containsExactly(record(4, 3.0));
     assertThat(warnings).singleElement().asString().contains(log + ":1").contains("UTF-8");
+  }
+
+  /** A compressed log (bench/tuning keeps them as .jsonl.xz) is named once, not line by line. */
+  @Test
+  void aCompressedLogIsOneWarningThatSaysHowToUnpackIt() throws Exception {
+    Path xz = dir.resolve("gpu.jsonl.xz");
+    Files.write(xz, new byte[] {(byte) 0xFD, '7', 'z', 'X', 'Z', 0, 4, 10, 10, 10, 10});
+    List<String> warnings = new ArrayList<>();
+    assertThat(read(xz, warnings)).isEmpty();
+    assertThat(warnings)
+        .singleElement()
+        .asString()
+        .contains("xz-compressed")
+        .contains("xz -dk " + xz);
+    Path gz = dir.resolve("gpu.jsonl.gz");
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (var out = new java.util.zip.GZIPOutputStream(bytes)) {
+      out.write((record(4, 3.0).toJson() + "\n").repeat(3).getBytes(StandardCharsets.UTF_8));
+    }
+    Files.write(gz, bytes.toByteArray());
+    warnings.clear();
+    assertThat(read(gz, warnings)).isEmpty();
+    assertThat(warnings).singleElement().asString().contains("gzip-compressed");
+    // Appending to it is refused, the file left as it was.
+    byte[] before = Files.readAllBytes(gz);
+    assertThatThrownBy(() -> TuningLog.append(gz, List.of(record(8, 2.0))))
+        .hasMessageContaining("gzip-compressed")
+        .hasMessageContaining("would corrupt it");
+    assertThat(Files.readAllBytes(gz)).isEqualTo(before);
   }
 
   @Test
