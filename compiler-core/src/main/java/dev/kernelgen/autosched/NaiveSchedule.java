@@ -5,7 +5,6 @@ import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
-import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
@@ -87,7 +86,7 @@ final class NaiveSchedule {
           || r.condition() instanceof IntImm) {
         continue;
       }
-      for (Expr c : conjuncts(r.condition())) {
+      for (Expr c : dev.kernelgen.te.TE.conjuncts(r.condition())) {
         if (!(c instanceof Binary b) || !b.a().dtype().isInt()) {
           continue;
         }
@@ -104,14 +103,5 @@ final class NaiveSchedule {
       }
     }
     return false;
-  }
-
-  private static List<Expr> conjuncts(Expr c) {
-    if (c instanceof Binary b && b.op() == BinOp.AND) {
-      List<Expr> out = new java.util.ArrayList<>(conjuncts(b.a()));
-      out.addAll(conjuncts(b.b()));
-      return out;
-    }
-    return List.of(c);
   }
 }

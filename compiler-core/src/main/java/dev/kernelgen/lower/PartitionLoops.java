@@ -120,7 +120,7 @@ final class PartitionLoops extends StmtMutator {
       @Override
       public void visit(Stmt st) {
         if (st instanceof IfThenElse i) {
-          out.addAll(TightenLoopBounds.conjuncts(i.condition()));
+          out.addAll(dev.kernelgen.te.TE.conjuncts(i.condition()));
         }
         super.visit(st);
       }
@@ -128,7 +128,7 @@ final class PartitionLoops extends StmtMutator {
       @Override
       public void visit(Expr e) {
         if (e instanceof Select sel) {
-          out.addAll(TightenLoopBounds.conjuncts(sel.cond()));
+          out.addAll(dev.kernelgen.te.TE.conjuncts(sel.cond()));
         }
         super.visit(e);
       }

@@ -1,12 +1,12 @@
 package dev.kernelgen.lower;
 
 import dev.kernelgen.arith.Simplifier;
-import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Substitute;
+import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
@@ -45,7 +45,7 @@ final class TightenLoopBounds extends StmtMutator {
     Expr hi = Simplifier.simplify(f.min().add(f.extent()));
     List<Expr> kept = new ArrayList<>();
     boolean changed = false;
-    for (Expr c : conjuncts(guard.condition())) {
+    for (Expr c : TE.conjuncts(guard.condition())) {
       Bound b = bound(c, v, true);
       if (b == null) {
         kept.add(c);
@@ -143,16 +143,5 @@ final class TightenLoopBounds extends StmtMutator {
         Simplifier.simplify(
             IntImm.like(rest, 0).sub(rest).add(IntImm.like(rest, kk.value() - 1)).floordiv(k));
     return new Bound(upper, value);
-  }
-
-  static List<Expr> conjuncts(Expr e) {
-    List<Expr> out = new ArrayList<>();
-    if (e instanceof Binary b && b.op() == BinOp.AND) {
-      out.addAll(conjuncts(b.a()));
-      out.addAll(conjuncts(b.b()));
-    } else {
-      out.add(e);
-    }
-    return out;
   }
 }

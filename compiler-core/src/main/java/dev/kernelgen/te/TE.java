@@ -249,6 +249,20 @@ public final class TE {
     return out;
   }
 
+  /**
+   * The terms of a conjunction, {@code a && b && c} as {@code [a, b, c]}: {@link #all}'s inverse.
+   */
+  public static List<Expr> conjuncts(Expr e) {
+    List<Expr> out = new ArrayList<>();
+    if (e instanceof Binary b && b.op() == BinOp.AND) {
+      out.addAll(conjuncts(b.a()));
+      out.addAll(conjuncts(b.b()));
+    } else {
+      out.add(e);
+    }
+    return out;
+  }
+
   /** The disjunction of the conditions ({@code false} for none). */
   public static Expr any(Expr... conds) {
     Expr out = IntImm.ofBool(false);
