@@ -77,15 +77,8 @@ public final class CpuRowWindow {
     if (!cpu || n < 2 || local.reduceAxis().isEmpty()) {
       return false;
     }
-    long taps = 1;
-    for (IterVar r : local.reduceAxis()) {
-      long e = ComputeDag.extent(r);
-      if (e <= 0) {
-        return false;
-      }
-      taps *= e;
-    }
-    if (taps > CpuTiling.MAX_UNROLLED) {
+    long taps = taps(local);
+    if (taps <= 0 || taps > CpuTiling.MAX_UNROLLED) {
       return false;
     }
     Var col = local.axis(n - 1).var();
@@ -119,6 +112,19 @@ public final class CpuRowWindow {
       }
     }
     return slides;
+  }
+
+  /** The window's taps: the product of the reduce axes' extents, 0 where one is symbolic. */
+  private static long taps(Stage local) {
+    long taps = 1;
+    for (IterVar r : local.reduceAxis()) {
+      long e = ComputeDag.extent(r);
+      if (e <= 0) {
+        return 0;
+      }
+      taps *= e;
+    }
+    return taps;
   }
 
   /**
@@ -243,10 +249,7 @@ public final class CpuRowWindow {
       // rows peeled. A 3x3 average pool [8,64,56,56] ran 0.45 ms a row at a time, 1.05 four.)
       return new int[] {1};
     }
-    long taps = 1;
-    for (IterVar r : reduce) {
-      taps *= ComputeDag.extent(r);
-    }
+    long taps = taps(local);
     long width = ComputeDag.extent(local.axis(local.axis().size() - 1));
     boolean fits =
         taps >= MULTI_ROW_MIN_TAPS && taps <= MULTI_ROW_MAX_TAPS && width > 0 && width % 16 == 0;

@@ -18,10 +18,9 @@ import dev.kernelgen.tir.StmtMutator;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * On C, the straight-line stores of a vectorized loop's body (a window's multiply-adds into several
@@ -71,27 +70,26 @@ final class GroupSharedLoads extends StmtMutator {
    */
   static List<Store> order(List<Store> stores, Var lane) {
     List<List<Load>> loads = new ArrayList<>();
-    Map<String, Integer> count = new TreeMap<>();
-    Map<String, Buffer> byName = new HashMap<>();
+    // In the order first read, so that of two buffers read as often the first is taken.
+    Map<Buffer, Integer> count = new LinkedHashMap<>();
     for (Store st : stores) {
       List<Load> ls = loadsOf(st.value());
       loads.add(ls);
       for (Load l : ls) {
         if (FreeVars.uses(l.index(), lane)) {
-          count.merge(l.buffer().name(), 1, Integer::sum);
-          byName.put(l.buffer().name(), l.buffer());
+          count.merge(l.buffer(), 1, Integer::sum);
         }
       }
     }
     for (Store st : stores) {
-      count.remove(st.buffer().name());
+      count.remove(st.buffer());
     }
     Buffer most =
         count.entrySet().stream()
-            .max(Map.Entry.<String, Integer>comparingByValue())
-            .map(e -> byName.get(e.getKey()))
+            .max(Map.Entry.<Buffer, Integer>comparingByValue())
+            .map(Map.Entry::getKey)
             .orElse(null);
-    if (most == null || count.get(most.name()) < 2) {
+    if (most == null || count.get(most) < 2) {
       return null;
     }
     Expr ref = null;
