@@ -37,7 +37,8 @@ import java.util.function.UnaryOperator;
  *       powers by constant quarters ({@link ExpandPow}), simplify, on C order a window's unrolled
  *       multiply-adds by the vector they load ({@link GroupSharedLoads}), on CPUs partition loops
  *       around their boundary tests, fold guards into loop bounds, on C version full tiles ({@link
- *       VersionFullTiles}), and for GPU targets insert barriers;
+ *       VersionFullTiles}) and run a short vector loop's remainder as one overlapping vector
+ *       ({@link OverlapVectorTail}), and for GPU targets insert barriers;
  *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
  *       stage, temporaries between them) and compute each kernel's {@link LaunchGeometry}.
  * </ol>
@@ -179,6 +180,7 @@ public final class Lower {
     out.add(new Pass("tighten_loop_bounds", TightenLoopBounds::run));
     if (target == Target.C) {
       out.add(new Pass("version_full_tiles", VersionFullTiles::run));
+      out.add(new Pass("overlap_vector_tail", OverlapVectorTail::run));
     }
     boolean gpu = target == Target.CUDA || target == Target.OPENCL;
     if (gpu) {

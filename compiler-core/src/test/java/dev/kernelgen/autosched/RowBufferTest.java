@@ -32,12 +32,18 @@ import org.junit.jupiter.api.Test;
  * GPUs; every variant equal to the oracle on ragged shapes.
  */
 class RowBufferTest {
-  /** Calls of expf in the kernel, without the vector-math declaration {@code float expf(float)}. */
+  /**
+   * Calls of expf in the kernel, without the vector-math declaration {@code float expf(float)} and
+   * the bodies of loops' overlapping last vectors ({@code j_tail}, {@code OverlapVectorTail}: the
+   * same columns' body again).
+   */
   private static int expCalls(String c) {
-    Matcher m = Pattern.compile("kg_exp_f32\\((?!float x\\))").matcher(c);
     int n = 0;
-    while (m.find()) {
-      n++;
+    for (String line : c.split("\n")) {
+      Matcher m = Pattern.compile("kg_exp_f32\\((?!float x\\))").matcher(line);
+      while (!line.contains("_tail") && m.find()) {
+        n++;
+      }
     }
     return n;
   }
