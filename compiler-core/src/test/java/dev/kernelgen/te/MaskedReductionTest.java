@@ -51,4 +51,29 @@ class MaskedReductionTest {
     assertThat(outer.source()).isInstanceOf(Select.class);
     assertThat(outer.condition()).isEqualTo(IntImm.ofBool(true));
   }
+
+  /**
+   * A window's padding ({@code j + k - 1} inside [0, 9): the axis and the output's index move the
+   * same way) fails at the borders only and stays a select; a mask of the axis against the output
+   * ({@code j - k}), a bound on the axis alone, or a divisibility test is the reduction's
+   * condition.
+   */
+  @Test
+  void aWindowsPaddingStaysASelect() {
+    Expr iy = j.add(k.var()).sub(1);
+    Reduce pad = (Reduce) sum(select(iy.ge(0).and(iy.lt(9)), x.at(0, k.var()), 0.0), k);
+    assertThat(pad.source()).isInstanceOf(Select.class);
+    Expr strided = j.mul(2).add(k.var().mul(2)).sub(3);
+    Reduce dilated = (Reduce) sum(select(strided.ge(0), x.at(0, k.var()), 0.0), k);
+    assertThat(dilated.source()).isInstanceOf(Select.class);
+    // A transposed convolution's input row j + 1 - k: the axis against the output.
+    Expr back = j.add(1).sub(k.var());
+    Reduce transposed = (Reduce) sum(select(back.ge(0).and(back.lt(9)), x.at(0, k.var()), 0.0), k);
+    assertThat(transposed.condition()).isEqualTo(back.ge(0).and(back.lt(9)));
+    Reduce head = (Reduce) sum(select(k.var().lt(5), x.at(0, k.var()), 0.0), k);
+    assertThat(head.condition()).isEqualTo(k.var().lt(5));
+    // Padding beside a mask: the whole condition is the reduction's.
+    Reduce both = (Reduce) sum(select(iy.ge(0).and(k.var().le(j)), x.at(0, k.var()), 0.0), k);
+    assertThat(both.source()).isEqualTo(x.at(0, k.var()));
+  }
 }
