@@ -3,7 +3,9 @@ package dev.kernelgen.arith;
 import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Load;
 import dev.kernelgen.te.Not;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Evaluate;
@@ -14,6 +16,7 @@ import dev.kernelgen.tir.LetStmt;
 import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
+import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,8 +45,33 @@ final class StmtSimplifier extends StmtMutator {
       case LetStmt l -> let(l);
       case IfThenElse i -> ifThenElse(i);
       case Seq q -> seq(q);
+      case Store st -> {
+        Stmt m = mutateStmtChildren(st);
+        yield m instanceof Store ms && addsNothing(ms) ? Evaluate.nop() : m;
+      }
       default -> mutateStmtChildren(s);
     };
+  }
+
+  /**
+   * {@code b[i] = b[i] + 0}: a reduction's step where a select gave its identity (a window's
+   * padding, resolved at a border by {@code PartitionLoops}). A float's sign of zero aside (-0 + 0
+   * is +0), it stores what is there.
+   */
+  private static boolean addsNothing(Store st) {
+    if (!(st.value() instanceof Binary b) || b.op() != BinOp.ADD) {
+      return false;
+    }
+    Expr zero = isZero(b.b()) ? b.b() : isZero(b.a()) ? b.a() : null;
+    Expr other = zero == b.b() ? b.a() : b.b();
+    return zero != null
+        && other instanceof Load l
+        && l.buffer() == st.buffer()
+        && l.index().equals(st.index());
+  }
+
+  private static boolean isZero(Expr e) {
+    return (e instanceof FloatImm f && f.value() == 0) || (e instanceof IntImm i && i.value() == 0);
   }
 
   private static boolean isNop(Stmt s) {

@@ -163,6 +163,23 @@ class StmtSimplifierTest {
         .isEqualTo(Evaluate.nop());
   }
 
+  /**
+   * {@code B[i] = B[i] + 0}, a reduction's step where a select gave its identity (a window's
+   * padding at a border), stores what is there: dropped. Adding zero to another element, or a
+   * nonzero, stays.
+   */
+  @Test
+  void dropsAStepThatAddsZeroToItself() {
+    Stmt s =
+        Seq.of(
+            new Store(out, c(0), FloatImm.f32(0).add(Load.of(out, c(0)))),
+            new Store(out, c(1), Load.of(out, c(1).add(c(0))).add(FloatImm.f32(0))),
+            new Store(out, c(2), Load.of(out, c(3)).add(FloatImm.f32(0))),
+            new Store(out, c(4), Load.of(a, c(4)).add(FloatImm.f32(0))),
+            new Store(out, c(5), Load.of(out, c(5)).add(FloatImm.f32(2))));
+    check(s, "B[2] = (B[3] + 0.0f)\nB[4] = (A[4] + 0.0f)\nB[5] = (B[5] + 2.0f)\n");
+  }
+
   @Test
   void returnsSameNodeWhenUnchanged() {
     Var i = new Var("i");
