@@ -310,7 +310,8 @@ final class CoalescePitchedRows {
         body);
   }
 
-  private static boolean onlyStores(Stmt s) {
+  /** Whether {@code s} is stores only (in sequences): no loops, branches or lets. */
+  static boolean onlyStores(Stmt s) {
     return switch (s) {
       case Store st -> true;
       case Seq q -> q.stmts().stream().allMatch(CoalescePitchedRows::onlyStores);

@@ -1,10 +1,10 @@
 package dev.kernelgen.lower;
 
+import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Load;
-import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
@@ -69,7 +69,7 @@ final class OverlapVectorTail {
     Var v = f.loopVar();
     long whole = extent.value() - extent.value() % LANES;
     Var tailVar = new Var(v.name() + "_tail", v.dtype());
-    Stmt tailBody = substitute(f.body(), v, tailVar);
+    Stmt tailBody = StmtMutator.substituteVars(f.body(), Map.of(v, tailVar));
     For head =
         new For(v, min, IntImm.like(v, whole), f.kind(), f.threadTag(), f.pragmas(), f.body());
     For tail =
@@ -90,7 +90,7 @@ final class OverlapVectorTail {
    * buffer.
    */
   private static boolean idempotent(Stmt body, Var v) {
-    if (!onlyStores(body)) {
+    if (!CoalescePitchedRows.onlyStores(body)) {
       return false;
     }
     Set<Buffer> stored = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -99,7 +99,7 @@ final class OverlapVectorTail {
       @Override
       public void visit(Stmt st) {
         if (st instanceof Store store) {
-          Long step = dev.kernelgen.arith.Simplifier.step(store.index(), v);
+          Long step = Simplifier.step(store.index(), v);
           ok[0] &= stored.add(store.buffer()) && step != null && step == 1;
         }
         super.visit(st);
@@ -115,31 +115,5 @@ final class OverlapVectorTail {
       }
     }.visit(body);
     return ok[0];
-  }
-
-  private static boolean onlyStores(Stmt s) {
-    return switch (s) {
-      case Store st -> true;
-      case Seq q -> q.stmts().stream().allMatch(OverlapVectorTail::onlyStores);
-      default -> false;
-    };
-  }
-
-  private static Stmt substitute(Stmt body, Var from, Var to) {
-    Map<Var, Expr> map = Map.of(from, to);
-    return new StmtMutator() {
-      @Override
-      public Expr mutate(Expr e) {
-        return Substitute.apply(e, map);
-      }
-
-      @Override
-      public Stmt mutate(Stmt st) {
-        if (st instanceof Store store) {
-          return new Store(store.buffer(), mutate(store.index()), mutate(store.value()));
-        }
-        return mutateStmtChildren(st);
-      }
-    }.mutate(body);
   }
 }
