@@ -8,6 +8,7 @@ import static dev.kernelgen.te.TE.compute;
 import static dev.kernelgen.te.TE.computeN;
 import static dev.kernelgen.te.TE.exp;
 import static dev.kernelgen.te.TE.max;
+import static dev.kernelgen.te.TE.min;
 import static dev.kernelgen.te.TE.placeholder;
 import static dev.kernelgen.te.TE.reduceAxis;
 import static dev.kernelgen.te.TE.reduceWhere;
@@ -22,6 +23,7 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FloatImm;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Reducer;
 import dev.kernelgen.te.Tensor;
@@ -161,6 +163,47 @@ class UnseenOperatorsTest {
             "gather",
             List.of(
                 compute("Gathered", shape(5, 6), (i, j) -> table.at(idx.at(i).floormod(10), j))),
+            Map.of()));
+    // Argmax as a user writes it without an index reducer: the row's max, then the least index
+    // that holds it (an int32 output).
+    Tensor am = placeholder("Am", FLOAT32, 7, 23);
+    IterVar ak = reduceAxis(23, "ak");
+    IterVar ai = reduceAxis(23, "ai");
+    Tensor rowMax = compute("AmMax", shape(7), i -> max(am.at(i, ak.var()), ak));
+    c.add(
+        new Op(
+            "argmax_rows",
+            List.of(
+                compute(
+                    "ArgMax",
+                    shape(7),
+                    i ->
+                        min(
+                            select(am.at(i, ai.var()).eq(rowMax.at(i)), ai.var(), IntImm.of(23)),
+                            ai))),
+            Map.of()));
+    // A padded 3x3 average pool written with the padding inside the sum (a select of zero that
+    // stays a select: TE.reduce).
+    Tensor pi = placeholder("Pi", FLOAT32, 2, 3, 11, 9);
+    IterVar py = reduceAxis(3, "py");
+    IterVar px = reduceAxis(3, "px");
+    c.add(
+        new Op(
+            "avg_pool_padded_inside",
+            List.of(
+                compute(
+                    "AvgPadded",
+                    pi.shape(),
+                    (nn, cc, i, j) -> {
+                      Expr iy = i.add(py.var()).sub(1);
+                      Expr ix = j.add(px.var()).sub(1);
+                      Expr in =
+                          select(
+                              iy.ge(0).and(iy.lt(11)).and(ix.ge(0)).and(ix.lt(9)),
+                              pi.at(nn, cc, iy, ix),
+                              0.0);
+                      return sum(in, py, px).div(9.0);
+                    })),
             Map.of()));
     c.addAll(masked());
     return c;
