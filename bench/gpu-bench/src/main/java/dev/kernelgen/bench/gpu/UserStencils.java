@@ -13,6 +13,7 @@ import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
 
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
@@ -41,7 +42,25 @@ final class UserStencils {
         pointwiseStride2(),
         prefixSum(),
         localResponseNorm(),
-        depthwise5x5Swish());
+        depthwise5x5Swish(),
+        argmaxRows());
+  }
+
+  /**
+   * A classifier's top-1 written without an index reducer: each row's max, then the least index
+   * that holds it (int32): [4096, 1000].
+   */
+  static FloorBench.Op argmaxRows() {
+    Tensor x = placeholder("Logits", FLOAT32, 4096, 1000);
+    IterVar k = reduceAxis(1000, "k");
+    IterVar i = reduceAxis(1000, "i");
+    Tensor rowMax = compute("RowMax", shape(4096), r -> TE.max(x.at(r, k.var()), k));
+    Tensor y =
+        compute(
+            "ArgMax",
+            shape(4096),
+            r -> TE.min(select(x.at(r, i.var()).eq(rowMax.at(r)), i.var(), IntImm.of(1000)), i));
+    return FloorBench.Op.library("user_argmax_rows_4096x1000", List.of(x), y);
   }
 
   /**
