@@ -2,10 +2,9 @@ package dev.kernelgen.lower;
 
 import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.te.Buffer;
-import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
-import dev.kernelgen.te.Load;
 import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Accumulations;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.Seq;
@@ -13,8 +12,10 @@ import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
 import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -93,27 +94,30 @@ final class OverlapVectorTail {
     if (!CoalescePitchedRows.onlyStores(body)) {
       return false;
     }
-    Set<Buffer> stored = Collections.newSetFromMap(new IdentityHashMap<>());
-    boolean[] ok = {true};
+    List<Store> stores = new ArrayList<>();
     new StmtVisitor() {
       @Override
       public void visit(Stmt st) {
         if (st instanceof Store store) {
-          Long step = Simplifier.step(store.index(), v);
-          ok[0] &= stored.add(store.buffer()) && step != null && step == 1;
+          stores.add(store);
         }
         super.visit(st);
       }
     }.visit(body);
-    new StmtVisitor() {
-      @Override
-      public void visit(Expr e) {
-        if (e instanceof Load l && stored.contains(l.buffer())) {
-          ok[0] = false;
-        }
-        super.visit(e);
+    Set<Buffer> stored = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Store st : stores) {
+      Long step = Simplifier.step(st.index(), v);
+      if (!stored.add(st.buffer()) || step == null || step != 1) {
+        return false;
       }
-    }.visit(body);
-    return ok[0];
+    }
+    for (Store st : stores) {
+      for (Buffer b : stored) {
+        if (Accumulations.reads(st.value(), b) || Accumulations.reads(st.index(), b)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 }
