@@ -5,9 +5,9 @@ import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
-import dev.kernelgen.te.Load;
 import dev.kernelgen.te.Not;
 import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.Accumulations;
 import dev.kernelgen.tir.Evaluate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
@@ -59,15 +59,7 @@ final class StmtSimplifier extends StmtMutator {
    * is +0), it stores what is there.
    */
   private static boolean addsNothing(Store st) {
-    if (!(st.value() instanceof Binary b) || b.op() != BinOp.ADD) {
-      return false;
-    }
-    Expr zero = isZero(b.b()) ? b.b() : isZero(b.a()) ? b.a() : null;
-    Expr other = zero == b.b() ? b.a() : b.b();
-    return zero != null
-        && other instanceof Load l
-        && l.buffer() == st.buffer()
-        && l.index().equals(st.index());
+    return st.value() instanceof Binary b && b.op() == BinOp.ADD && isZero(Accumulations.value(st));
   }
 
   private static boolean isZero(Expr e) {
