@@ -100,7 +100,7 @@ final class JavaLoopForms {
    * all to one element, and no load of that buffer reads another element; else null.
    */
   static Access rowAccumulator(For f) {
-    List<Store> stores = stores(f.body());
+    List<Store> stores = Store.sequence(f.body());
     if (stores == null || stores.size() < 2) {
       return null;
     }
@@ -207,28 +207,6 @@ final class JavaLoopForms {
         return unitStride(b.a(), v);
       }
       return b.op() == BinOp.ADD && !FreeVars.uses(b.a(), v) && unitStride(b.b(), v);
-    }
-    return false;
-  }
-
-  /** The body's statements when it is only stores (in sequences), else null. */
-  static List<Store> stores(Stmt body) {
-    List<Store> out = new ArrayList<>();
-    return collectStores(body, out) ? out : null;
-  }
-
-  private static boolean collectStores(Stmt s, List<Store> out) {
-    if (s instanceof Store st) {
-      out.add(st);
-      return true;
-    }
-    if (s instanceof Seq q) {
-      for (Stmt x : q.stmts()) {
-        if (!collectStores(x, out)) {
-          return false;
-        }
-      }
-      return true;
     }
     return false;
   }

@@ -251,7 +251,7 @@ abstract class JavaLoopPrinter extends CLikePrinter {
 
   /** The body of a loop whose statements all update {@code acc}: summed in a local variable. */
   private void rowBody(For f, JavaLoopForms.Access acc) {
-    List<Store> stores = JavaLoopForms.stores(f.body());
+    List<Store> stores = Store.sequence(f.body());
     String n = accumulator(acc);
     String ty = typeName(acc.buffer().dtype());
     Store first = stores.get(0);

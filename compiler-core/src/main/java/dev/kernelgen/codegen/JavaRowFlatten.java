@@ -311,7 +311,7 @@ final class JavaRowFlatten {
    */
   private static Long writerStride(For p, Buffer row, Var k) {
     Var l = p.loopVar();
-    List<Store> stores = JavaLoopForms.stores(p.body());
+    List<Store> stores = Store.sequence(p.body());
     if (stores == null
         || l.dtype() != DType.INT32
         || !isZero(p.min())

@@ -73,7 +73,7 @@ final class JavaRowSplit {
         || offset(acc.index(), f.loopVar()) == null) {
       return null;
     }
-    List<Store> stores = JavaLoopForms.stores(f.body());
+    List<Store> stores = Store.sequence(f.body());
     Expr init = stores.get(0).value();
     if (JavaLoopForms.readsElement(init, acc)) {
       return null;

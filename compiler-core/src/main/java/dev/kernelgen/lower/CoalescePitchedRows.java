@@ -12,7 +12,6 @@ import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.Allocate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
-import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
 import dev.kernelgen.tir.StmtVisitor;
@@ -106,7 +105,7 @@ final class CoalescePitchedRows {
         || inner.kind() != ForKind.VECTORIZED
         || !isZero(inner.min())
         || !(inner.extent() instanceof IntImm cols)
-        || !onlyStores(inner.body())) {
+        || Store.sequence(inner.body()) == null) {
       return null;
     }
     Var row = f.loopVar();
@@ -308,15 +307,6 @@ final class CoalescePitchedRows {
         null,
         inner.pragmas(),
         body);
-  }
-
-  /** Whether {@code s} is stores only (in sequences): no loops, branches or lets. */
-  static boolean onlyStores(Stmt s) {
-    return switch (s) {
-      case Store st -> true;
-      case Seq q -> q.stmts().stream().allMatch(CoalescePitchedRows::onlyStores);
-      default -> false;
-    };
   }
 
   private static boolean isZero(Expr e) {

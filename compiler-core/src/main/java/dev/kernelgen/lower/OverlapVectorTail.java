@@ -10,9 +10,7 @@ import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.Seq;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
-import dev.kernelgen.tir.StmtVisitor;
 import dev.kernelgen.tir.Store;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -91,19 +89,10 @@ final class OverlapVectorTail {
    * buffer.
    */
   private static boolean idempotent(Stmt body, Var v) {
-    if (!CoalescePitchedRows.onlyStores(body)) {
+    List<Store> stores = Store.sequence(body);
+    if (stores == null) {
       return false;
     }
-    List<Store> stores = new ArrayList<>();
-    new StmtVisitor() {
-      @Override
-      public void visit(Stmt st) {
-        if (st instanceof Store store) {
-          stores.add(store);
-        }
-        super.visit(st);
-      }
-    }.visit(body);
     Set<Buffer> stored = Collections.newSetFromMap(new IdentityHashMap<>());
     for (Store st : stores) {
       Long step = Simplifier.step(st.index(), v);
