@@ -26,7 +26,8 @@
 #                               sample's schedules against the naive loop nest of their own compute
 #                               (the floor), on C and CUDA, to OUT/floor.json and OUT/floor.txt
 #                               (floor and pick in 3 alternating rounds, the fastest kept; --rounds N;
-#                               --targets CUDA: without the C rows, --only TEXT: the matching rows)
+#                               --targets CUDA: without the C rows, --only TEXT[,TEXT...]: the
+#                               rows whose name holds one of them)
 #   bench/gpu.sh tuning-cost OUT [--seconds S] [--only TEXT] [--ops NAMES] [--modes cold,warm]
 #                               [--log FILE] [--warm-from FILE] (see TuningCostBench)
 #                               on the GPU machine: matmul 2048, conv2d [32,64,56,56]x64, layer

@@ -39,6 +39,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * Issue 13's floor: every library operator's untuned pick (what {@code generate} embeds when no
@@ -50,10 +51,10 @@ import java.util.function.Function;
  * measure module's measurers (oracle check, warm-up, repeats, median), floor and pick in
  * alternating rounds (default 3), each side's fastest median kept.
  *
- * <p>Usage: {@code FloorBench OUT_JSON [--only TEXT] [--rounds N]}; {@code bench/gpu.sh floor OUT}
- * on the GPU machine; elsewhere the same main on {@code .device/lib} (after {@code bench/gpu.sh
- * prepare}) measures C only. The report and the JSON carry the CPU model and ISA level ({@link
- * CpuInfo}).
+ * <p>Usage: {@code FloorBench OUT_JSON [--only TEXT[,TEXT...]] [--rounds N]}; {@code bench/gpu.sh
+ * floor OUT} on the GPU machine; elsewhere the same main on {@code .device/lib} (after {@code
+ * bench/gpu.sh prepare}) measures C only. The report and the JSON carry the CPU model and ISA level
+ * ({@link CpuInfo}).
  */
 public final class FloorBench {
   private FloorBench() {}
@@ -184,7 +185,9 @@ public final class FloorBench {
     CpuInfo cpu = CpuInfo.detect();
     System.out.println(cpu.line());
     List<Op> ops =
-        operators().stream().filter(op -> only == null || op.name().contains(only)).toList();
+        operators().stream()
+            .filter(op -> only == null || Stream.of(only.split(",")).anyMatch(op.name()::contains))
+            .toList();
     List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
         "%-38s %-5s %12s %12s %9s%n", "operator", "tgt", "floor_us", "pick_us", "floor/pick");
