@@ -7,12 +7,13 @@ public final class SketchRules {
   private SketchRules() {}
 
   /**
-   * Inline injective stages; fuse row reductions into the stage that normalises with them; factor
-   * long reductions into a small output (CPU); tile the remaining reductions with their epilogues;
-   * schedule what is left elementwise.
+   * Pad inputs that windows read through bounds selects (CPUs); inline injective stages; fuse row
+   * reductions into the stage that normalises with them; factor long reductions into a small output
+   * (CPU); tile the remaining reductions with their epilogues; schedule what is left elementwise.
    */
   public static List<SketchRule> defaults() {
     return List.of(
+        new PadWindowReads(),
         new InlineInjective(),
         new RowReduction(),
         new RfactorReduction(),

@@ -185,6 +185,50 @@ public final class Schedule {
   }
 
   /**
+   * Adds a stage that holds {@code t} with {@code before[d]} and {@code after[d]} elements of
+   * {@code value} around each axis d, and makes {@code readers} read it ({@link PaddedReads}): a
+   * window's padding, written inside its sum as a select, computed once. Returns the copy.
+   */
+  public Tensor pad(Tensor t, long[] before, long[] after, Expr value, Tensor... readers) {
+    Stage producer = stage(t);
+    UserError.check(
+        before.length == t.ndim() && after.length == t.ndim(),
+        "pad of '%s': %d axes, padding given for %d and %d",
+        t.name(),
+        t.ndim(),
+        before.length,
+        after.length);
+    UserError.check(
+        java.util.stream.LongStream.concat(
+                java.util.Arrays.stream(before), java.util.Arrays.stream(after))
+            .allMatch(p -> p >= 0),
+        "pad of '%s': negative padding",
+        t.name());
+    Tensor copy = PaddedReads.copy(uniqueName(t.name() + ".pad"), t, before, after, value);
+    List<Stage> readerStages = new ArrayList<>();
+    for (Tensor r : readers) {
+      Stage rs = stage(r);
+      UserError.check(
+          rs.body() != null && reads(rs.body(), t),
+          "pad of '%s' for reader '%s', which does not read it",
+          t.name(),
+          r.name());
+      readerStages.add(rs);
+    }
+    insertAfter(producer, copy);
+    for (Stage rs : readerStages) {
+      rs.setBody(PaddedReads.redirect(rs.body(), t, copy, before, value));
+    }
+    trace.record(
+        producer,
+        "pad",
+        java.util.Arrays.toString(before),
+        java.util.Arrays.toString(after),
+        String.join(",", names(readers)));
+    return copy;
+  }
+
+  /**
    * Computes {@code t} into a new stage in memory {@code scope}, and makes {@code t}'s stage copy
    * from it: {@code t[i] = t.local[i]}. The new stage takes over the reduction. Returns the cache.
    */

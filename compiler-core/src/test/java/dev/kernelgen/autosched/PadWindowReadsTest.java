@@ -1,0 +1,106 @@
+package dev.kernelgen.autosched;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.maximum;
+import static dev.kernelgen.te.TE.minimum;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.select;
+import static dev.kernelgen.te.TE.shape;
+import static dev.kernelgen.te.TE.sum;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.Schedule;
+import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.Tensor;
+import dev.kernelgen.testing.Check;
+import dev.kernelgen.topi.GpuCheck;
+import dev.kernelgen.topi.OpSchedules;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PadWindowReads}: on CPUs a window's padding written inside its sum becomes a padded copy
+ * of the input (then computed per task like topi's pad), on GPUs it stays a select; selects that
+ * are not a read's bounds leave the input alone. Every pick equals the oracle.
+ */
+class PadWindowReadsTest {
+  /** A 3x3 depthwise filter of stride 2 and dilation 2, its padding of 2 inside the sum. */
+  static Tensor depthwiseStridedDilated(double outside) {
+    Tensor x = placeholder("X", FLOAT32, 1, 5, 17, 19);
+    Tensor w = placeholder("W", FLOAT32, 5, 3, 3);
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    return compute(
+        "Dw",
+        shape(1, 5, 9, 10),
+        (n, c, i, j) -> {
+          Expr iy = i.mul(2).add(ky.var().mul(2)).sub(2);
+          Expr ix = j.mul(2).add(kx.var().mul(2)).sub(2);
+          Expr in =
+              select(iy.ge(0).and(iy.lt(17)), x.at(n, c, iy, minimum(maximum(ix, 0), 18)), outside)
+                  .add(
+                      select(
+                          ix.ge(0).and(ix.lt(19)),
+                          x.at(n, c, minimum(maximum(iy, 0), 16), ix),
+                          0.0));
+          return sum(in.mul(w.at(c, ky.var(), kx.var())), ky, kx);
+        });
+  }
+
+  @Test
+  void cpusReadAPaddedCopyGpusTheSelect() {
+    Tensor y = depthwiseStridedDilated(0.0);
+    for (Target t : List.of(Target.C, Target.JAVA)) {
+      Schedule s = AutoScheduler.untuned(t, List.of(y));
+      assertThat(names(s)).as("%s", t).contains("X.pad");
+    }
+    for (Target t : List.of(Target.CUDA, Target.OPENCL)) {
+      assertThat(names(AutoScheduler.untuned(t, List.of(y)))).as("%s", t).doesNotContain("X.pad");
+    }
+    check(y);
+  }
+
+  @Test
+  void selectsOfDifferentValuesLeaveTheInput() {
+    Tensor y = depthwiseStridedDilated(1.0);
+    assertThat(names(AutoScheduler.untuned(Target.C, List.of(y)))).doesNotContain("X.pad");
+    check(y);
+  }
+
+  @Test
+  void aMaskIsNotPadding() {
+    // A prefix sum's k <= j tests the read against the output, not against the input's bounds.
+    Tensor x = placeholder("X", FLOAT32, 6, 23);
+    IterVar k = reduceAxis(23, "k");
+    Tensor y =
+        compute(
+            "Prefix", shape(6, 23), (i, j) -> sum(select(k.var().le(j), x.at(i, k.var()), 0.0), k));
+    assertThat(names(AutoScheduler.untuned(Target.C, List.of(y)))).doesNotContain("X.pad");
+    check(y);
+  }
+
+  private static List<String> names(Schedule s) {
+    return s.stages().stream().map(Stage::name).toList();
+  }
+
+  private static void check(Tensor y) {
+    for (Target t : List.of(Target.C, Target.JAVA)) {
+      Schedule s = AutoScheduler.untuned(t, List.of(y));
+      Check.check(
+          s,
+          OpSchedules.args(s),
+          Map.of(),
+          EnumSet.of(t == Target.C ? Check.Backend.C : Check.Backend.JAVA, Check.Backend.IR),
+          1e-4,
+          1e-4);
+    }
+    GpuCheck.check(AutoScheduler.untuned(Target.CUDA, List.of(y)), Map.of());
+  }
+}
