@@ -137,6 +137,7 @@ public final class FloorBench {
     ops.addAll(UserOperators.all());
     ops.addAll(UserLayouts.all());
     ops.addAll(UserStencils.all());
+    ops.addAll(UserMetrics.all());
     return ops;
   }
 
