@@ -173,60 +173,7 @@ public final class AutoScheduler {
       }
     }
     if (start != null) {
-      final Scored from = start;
-      // Coordinate descent from the best drawn that fits: one knob at a time, or one knob doubled
-      // and another halved, while the cost drops and the kernel stays within MAX_STATEMENTS.
-      final class Climb {
-        Configuration best = from.config();
-        double bestCost = from.cost();
-        boolean improved;
-
-        /** Takes {@code best} with {@code changes} made, where that lowers the cost and fits. */
-        void offer(Map<String, Integer> changes) {
-          Map<String, Integer> m = new TreeMap<>(best.values());
-          m.putAll(changes);
-          Configuration c = Configuration.of(m);
-          double cost = costOf.applyAsDouble(c);
-          if (!Double.isNaN(cost) && cost < bestCost * (1 - 1e-9) && fits.test(c)) {
-            best = c;
-            bestCost = cost;
-            improved = true;
-          }
-        }
-      }
-      Climb climb = new Climb();
-      for (int round = 0; round < CLIMB_ROUNDS; round++) {
-        climb.improved = false;
-        for (var knob : space.knobs().entrySet()) {
-          if (knob.getKey().equals(SKETCH)) {
-            continue;
-          }
-          for (int v : knob.getValue()) {
-            climb.offer(Map.of(knob.getKey(), v));
-          }
-        }
-        // Exchange moves: one knob doubled and another halved, the tile's size kept (a 4 x 1
-        // register tile to 2 x 2), which one knob at a time cannot reach without passing through a
-        // worse tile.
-        for (String a : space.knobs().keySet()) {
-          for (String b : space.knobs().keySet()) {
-            if (a.equals(b) || a.equals(SKETCH) || b.equals(SKETCH)) {
-              continue;
-            }
-            int va = climb.best.values().get(a);
-            int vb = climb.best.values().get(b);
-            if (vb % 2 == 0
-                && space.knobs().get(a).contains(va * 2)
-                && space.knobs().get(b).contains(vb / 2)) {
-              climb.offer(Map.of(a, va * 2, b, vb / 2));
-            }
-          }
-        }
-        if (!climb.improved) {
-          break;
-        }
-      }
-      candidates.add(climb.best);
+      candidates.add(Climb.from(space, start.config(), start.cost(), costOf, fits).getKey());
     }
     for (Scored s : scored.subList(0, Math.min(4, scored.size()))) {
       candidates.add(s.config());
