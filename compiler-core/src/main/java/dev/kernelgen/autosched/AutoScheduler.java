@@ -119,10 +119,11 @@ public final class AutoScheduler {
   /**
    * The configuration chosen without measurement: the defaults and {@value #DRAWS} configurations
    * drawn with a fixed seed from the rules' sketch, ranked by {@code predictor}, the best of them
-   * improved one knob at a time, or by doubling one knob and halving another, while the predicted
-   * cost drops; the pick is the first of that one and the best drawn that lowers (ties: the earlier
-   * drawn), else the naive floor; on GPUs the naive floor also where the predictor ranks it at
-   * least as fast ({@link #naiveAtLeastAsFast}).
+   * improved one knob at a time, or by doubling one knob and halving another (any exchange that
+   * keeps the product, on GPUs where every tiled stage reduces with little reuse: {@link Climb}),
+   * while the predicted cost drops; the pick is the first of that one and the best drawn that
+   * lowers (ties: the earlier drawn), else the naive floor; on GPUs the naive floor also where the
+   * predictor ranks it at least as fast ({@link #naiveAtLeastAsFast}).
    */
   public static Configuration untunedConfig(
       Target target, List<Tensor> outputs, List<SketchRule> rules, Predictor predictor) {
@@ -173,7 +174,19 @@ public final class AutoScheduler {
       }
     }
     if (start != null) {
-      candidates.add(Climb.from(space, start.config(), start.cost(), costOf, fits).getKey());
+      // Wide on GPUs where every tiled stage is a reduction with little reuse (Climb).
+      boolean wide =
+          (target == Target.CUDA || target == Target.OPENCL)
+              && GpuTiling.naiveNotes(
+                      build(
+                              target,
+                              outputs,
+                              Knobs.configured(start.config().values()),
+                              rules,
+                              Map.of())
+                          .notes())
+                  != null;
+      candidates.add(Climb.from(space, start.config(), start.cost(), costOf, fits, wide).getKey());
     }
     for (Scored s : scored.subList(0, Math.min(4, scored.size()))) {
       candidates.add(s.config());
