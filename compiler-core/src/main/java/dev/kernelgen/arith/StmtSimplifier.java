@@ -188,7 +188,7 @@ final class StmtSimplifier extends StmtMutator {
         return narrowed(v, b.op(), exprs.bound(b.b()), body);
       }
       if (b.b() instanceof Var v) {
-        return narrowed(v, flip(b.op()), exprs.bound(b.a()), body);
+        return narrowed(v, b.op().swapped(), exprs.bound(b.a()), body);
       }
     }
     return body.get();
@@ -217,15 +217,5 @@ final class StmtSimplifier extends StmtMutator {
       return body.get();
     }
     return withBound(v, new ConstIntBound(lo, hi), body);
-  }
-
-  private static BinOp flip(BinOp op) {
-    return switch (op) {
-      case LT -> BinOp.GT;
-      case LE -> BinOp.GE;
-      case GT -> BinOp.LT;
-      case GE -> BinOp.LE;
-      default -> op;
-    };
   }
 }

@@ -110,7 +110,7 @@ public final class PaddedReads {
         continue;
       }
       // s * i + k op 0  <=>  i op' -s * k, with op' = op for s = 1 and flipped for s = -1.
-      BinOp op = s == 1 ? b.op() : flip(b.op());
+      BinOp op = s == 1 ? b.op() : b.op().swapped();
       long c = -s * k.value();
       Long lower =
           switch (op) {
@@ -128,15 +128,5 @@ public final class PaddedReads {
           || upper != null && n instanceof IntImm e && upper == e.value();
     }
     return false;
-  }
-
-  private static BinOp flip(BinOp op) {
-    return switch (op) {
-      case LT -> BinOp.GT;
-      case LE -> BinOp.GE;
-      case GT -> BinOp.LT;
-      case GE -> BinOp.LE;
-      default -> op;
-    };
   }
 }

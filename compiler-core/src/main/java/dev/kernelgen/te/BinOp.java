@@ -29,6 +29,17 @@ public enum BinOp {
     return symbol;
   }
 
+  /** This comparison with its operands swapped ({@code a < b} is {@code b > a}); others as is. */
+  public BinOp swapped() {
+    return switch (this) {
+      case LT -> GT;
+      case LE -> GE;
+      case GT -> LT;
+      case GE -> LE;
+      default -> this;
+    };
+  }
+
   public boolean isComparison() {
     return this == EQ || this == NE || this == LT || this == LE || this == GT || this == GE;
   }
