@@ -121,6 +121,8 @@ final class PadWindowReads implements SketchRule {
     long[] before = new long[t.ndim()];
     long[] after = new long[t.ndim()];
     boolean any = false;
+    long size = 1;
+    long paddedSize = 1;
     for (int d = 0; d < t.ndim(); d++) {
       if (!(t.shape().get(d) instanceof IntImm n)) {
         return null;
@@ -134,16 +136,11 @@ final class PadWindowReads implements SketchRule {
         after[d] = Math.max(after[d], b.max() - (n.value() - 1));
       }
       any |= before[d] > 0 || after[d] > 0;
+      size *= n.value();
+      paddedSize *= n.value() + before[d] + after[d];
     }
     // (A copy much larger than the input is not padding: a window that overhangs this far reads
     // mostly the value itself.)
-    long size = 1;
-    long paddedSize = 1;
-    for (int d = 0; d < t.ndim(); d++) {
-      long n = ((IntImm) t.shape().get(d)).value();
-      size *= n;
-      paddedSize *= n + before[d] + after[d];
-    }
     return any && paddedSize <= 2 * size ? new Padding(before, after, value) : null;
   }
 }

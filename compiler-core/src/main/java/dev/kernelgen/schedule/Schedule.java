@@ -160,17 +160,7 @@ public final class Schedule {
    */
   public Tensor cacheRead(Tensor t, String scope, Tensor... readers) {
     Stage producer = stage(t);
-    UserError.check(readers.length > 0, "cache_read of '%s' needs at least one reader", t.name());
-    List<Stage> readerStages = new ArrayList<>();
-    for (Tensor r : readers) {
-      Stage rs = stage(r);
-      UserError.check(
-          rs.body() != null && reads(rs.body(), t),
-          "cache_read of '%s' for reader '%s', which does not read it",
-          t.name(),
-          r.name());
-      readerStages.add(rs);
-    }
+    List<Stage> readerStages = readerStages("cache_read", t, readers);
     String name = uniqueName(t.name() + "." + scope);
     Tensor copy = TE.computeN(name, t.shape(), i -> t.at(i));
     Stage cs = insertAfter(producer, copy);
@@ -204,17 +194,8 @@ public final class Schedule {
             .allMatch(p -> p >= 0),
         "pad of '%s': negative padding",
         t.name());
+    List<Stage> readerStages = readerStages("pad", t, readers);
     Tensor copy = PaddedReads.copy(uniqueName(t.name() + ".pad"), t, before, after, value);
-    List<Stage> readerStages = new ArrayList<>();
-    for (Tensor r : readers) {
-      Stage rs = stage(r);
-      UserError.check(
-          rs.body() != null && reads(rs.body(), t),
-          "pad of '%s' for reader '%s', which does not read it",
-          t.name(),
-          r.name());
-      readerStages.add(rs);
-    }
     insertAfter(producer, copy);
     for (Stage rs : readerStages) {
       rs.setBody(PaddedReads.redirect(rs.body(), t, copy, before, value));
@@ -226,6 +207,27 @@ public final class Schedule {
         java.util.Arrays.toString(after),
         String.join(",", names(readers)));
     return copy;
+  }
+
+  /**
+   * The stages of {@code readers} of {@code t} for {@code primitive}: at least one, each reading
+   * it.
+   */
+  private List<Stage> readerStages(String primitive, Tensor t, Tensor... readers) {
+    UserError.check(
+        readers.length > 0, "%s of '%s' needs at least one reader", primitive, t.name());
+    List<Stage> out = new ArrayList<>();
+    for (Tensor r : readers) {
+      Stage rs = stage(r);
+      UserError.check(
+          rs.body() != null && reads(rs.body(), t),
+          "%s of '%s' for reader '%s', which does not read it",
+          primitive,
+          t.name(),
+          r.name());
+      out.add(rs);
+    }
+    return out;
   }
 
   /**

@@ -107,6 +107,9 @@ class PaddedReadsTest {
     assertThatThrownBy(() -> s.pad(b.x(), new long[] {2}, new long[] {2}, ZERO, b.y()))
         .isInstanceOf(UserError.class)
         .hasMessageContaining("2 axes, padding given for 1 and 1");
+    assertThatThrownBy(() -> s.pad(b.x(), new long[] {0, 2}, new long[] {0, 2}, ZERO))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("pad of 'X' needs at least one reader");
     Tensor other = placeholder("Other", FLOAT32, 3);
     Tensor z = compute("Z", shape(3), i -> other.at(i).add(1.0));
     Schedule s2 = Schedule.create(b.y(), z);
