@@ -175,17 +175,7 @@ public final class AutoScheduler {
     }
     if (start != null) {
       // Wide on GPUs where every tiled stage is a reduction with little reuse (Climb).
-      boolean wide =
-          (target == Target.CUDA || target == Target.OPENCL)
-              && GpuTiling.naiveNotes(
-                      build(
-                              target,
-                              outputs,
-                              Knobs.configured(start.config().values()),
-                              rules,
-                              Map.of())
-                          .notes())
-                  != null;
+      boolean wide = littleReuse(target, build(target, outputs, start.config(), rules)) != null;
       candidates.add(Climb.from(space, start.config(), start.cost(), costOf, fits, wide).getKey());
     }
     for (Scored s : scored.subList(0, Math.min(4, scored.size()))) {
@@ -262,21 +252,20 @@ public final class AutoScheduler {
     if (NaiveSchedule.masksByOutput(outputs)) {
       return true;
     }
-    Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
-    Map<String, Double> naive = GpuTiling.naiveNotes(b.notes());
+    Built b = build(target, outputs, c, rules);
+    Map<String, Double> naive = littleReuse(target, b);
     if (naive == null) {
       return false;
     }
     Configuration n = withSketch(c, NAIVE);
-    Schedule ns = build(target, outputs, Knobs.configured(n.values()), rules, Map.of()).schedule();
+    Schedule ns = build(target, outputs, n, rules).schedule();
     double pick = predictor.cost(new Candidate(target, outputs, c, b.schedule(), b.notes()));
     return predictor.cost(new Candidate(target, outputs, n, ns, naive)) <= pick;
   }
 
   /** The notes the rules leave for {@code c} ({@code stage/key}): what the predictor weighs. */
   static Map<String, Double> notes(Target target, List<Tensor> outputs, Configuration c) {
-    return build(target, outputs, Knobs.configured(c.values()), SketchRules.defaults(), Map.of())
-        .notes();
+    return build(target, outputs, c, SketchRules.defaults()).notes();
   }
 
   /** The predicted cost of {@code c}; NaN where it is not a legal point. */
@@ -287,7 +276,7 @@ public final class AutoScheduler {
       List<SketchRule> rules,
       Predictor predictor) {
     try {
-      Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
+      Built b = build(target, outputs, c, rules);
       return predictor.cost(new Candidate(target, outputs, c, b.schedule(), b.notes()));
     } catch (UserError e) {
       return Double.NaN; // too many threads per block
@@ -308,7 +297,7 @@ public final class AutoScheduler {
    */
   private static boolean fits(
       Target target, List<Tensor> outputs, Configuration c, List<SketchRule> rules) {
-    Built b = build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
+    Built b = build(target, outputs, c, rules);
     Schedule s = b.schedule();
     List<Tensor> args = new ArrayList<>(s.inputs());
     args.addAll(s.outputs());
@@ -357,6 +346,21 @@ public final class AutoScheduler {
 
   /** A schedule built by the rules and the notes they left. */
   private record Built(Schedule schedule, Map<String, Double> notes) {}
+
+  /** The rules' schedule and notes for a full configuration {@code c}. */
+  private static Built build(
+      Target target, List<Tensor> outputs, Configuration c, List<SketchRule> rules) {
+    return build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
+  }
+
+  /**
+   * On GPUs where every tiled stage of {@code b} is a reduction with little reuse, the notes of its
+   * naive kernel ({@link GpuTiling#naiveNotes}); null otherwise.
+   */
+  private static Map<String, Double> littleReuse(Target target, Built b) {
+    boolean gpu = target == Target.CUDA || target == Target.OPENCL;
+    return gpu ? GpuTiling.naiveNotes(b.notes()) : null;
+  }
 
   private static Built build(
       Target target,
