@@ -6,6 +6,7 @@ import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.ExprVisitor;
+import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Range;
@@ -194,6 +195,12 @@ public final class Schedule {
             .allMatch(p -> p >= 0),
         "pad of '%s': negative padding",
         t.name());
+    UserError.check(
+        FreeVars.of(value).isEmpty(),
+        "pad of '%s': the padding value %s varies with %s; it must be one value for every element",
+        t.name(),
+        value,
+        FreeVars.of(value));
     List<Stage> readerStages = readerStages("pad", t, readers);
     Tensor copy = PaddedReads.copy(uniqueName(t.name() + ".pad"), t, before, after, value);
     insertAfter(producer, copy);

@@ -86,6 +86,57 @@ class PadWindowReadsTest {
     check(y);
   }
 
+  @Test
+  void aStageComputedBeforeTheWindowIsPaddedToo() {
+    // relu(x * scale[c] + shift[c]) as a stage, read through a 3x3 window padded inside the sum.
+    Tensor x = placeholder("X", FLOAT32, 1, 4, 13, 11);
+    Tensor scale = placeholder("Scale", FLOAT32, 4);
+    Tensor act =
+        compute(
+            "Act",
+            shape(1, 4, 13, 11),
+            (n, c, i, j) -> maximum(x.at(n, c, i, j).mul(scale.at(c)).sub(0.25), 0.0));
+    Tensor y = window3x3(act, 0.0);
+    for (Target t : List.of(Target.C, Target.JAVA)) {
+      assertThat(names(AutoScheduler.untuned(t, List.of(y)))).as("%s", t).contains("Act.pad");
+    }
+    check(y);
+  }
+
+  @Test
+  void anOutsideValueThatVariesIsNotPadding() {
+    // Outside the plane, the output's own element of the input: no one value to pad with.
+    Tensor x = placeholder("X", FLOAT32, 1, 4, 13, 11);
+    Tensor y = window3x3(x, null);
+    assertThat(names(AutoScheduler.untuned(Target.C, List.of(y)))).doesNotContain("X.pad");
+    check(y);
+  }
+
+  /**
+   * A 3x3 window of stride 1 over {@code x}, padded inside its sum with {@code outside}, or where
+   * null with {@code x}'s element at the output's own position.
+   */
+  private static Tensor window3x3(Tensor x, Double outside) {
+    int h = (int) ((dev.kernelgen.te.IntImm) x.shape().get(2)).value();
+    int w = (int) ((dev.kernelgen.te.IntImm) x.shape().get(3)).value();
+    Tensor f = placeholder("F", FLOAT32, 4, 3, 3);
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    return compute(
+        "Window",
+        shape(1, 4, h, w),
+        (n, c, i, j) -> {
+          Expr iy = i.add(ky.var()).sub(1);
+          Expr ix = j.add(kx.var()).sub(1);
+          Expr in =
+              select(
+                  iy.ge(0).and(iy.lt(h)).and(ix.ge(0)).and(ix.lt(w)),
+                  x.at(n, c, iy, ix),
+                  outside == null ? (Object) x.at(n, c, i, j) : outside);
+          return sum(in.mul(f.at(c, ky.var(), kx.var())), ky, kx);
+        });
+  }
+
   private static List<String> names(Schedule s) {
     return s.stages().stream().map(Stage::name).toList();
   }

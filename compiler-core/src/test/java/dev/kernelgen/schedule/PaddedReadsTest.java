@@ -8,6 +8,7 @@ import static dev.kernelgen.te.TE.reduceAxis;
 import static dev.kernelgen.te.TE.select;
 import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
+import static dev.kernelgen.te.TE.var;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,6 +20,7 @@ import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Select;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.TensorRead;
+import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.Check;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -110,6 +112,10 @@ class PaddedReadsTest {
     assertThatThrownBy(() -> s.pad(b.x(), new long[] {0, 2}, new long[] {0, 2}, ZERO))
         .isInstanceOf(UserError.class)
         .hasMessageContaining("pad of 'X' needs at least one reader");
+    Var v = var("v");
+    assertThatThrownBy(() -> s.pad(b.x(), new long[] {0, 2}, new long[] {0, 2}, v, b.y()))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("pad of 'X': the padding value v varies with [v]");
     Tensor other = placeholder("Other", FLOAT32, 3);
     Tensor z = compute("Z", shape(3), i -> other.at(i).add(1.0));
     Schedule s2 = Schedule.create(b.y(), z);

@@ -18,13 +18,18 @@ import java.util.List;
  * Operators a user writes for metrics and post-processing (the floor table's last rows, after
  * {@link UserStencils}): a reduction whose body is not a product (squared distances), two
  * reductions of one row feeding an epilogue, a reduction masked from the other side (a suffix max),
- * and a window both strided and dilated.
+ * a window both strided and dilated, and a window over an activation computed before it.
  */
 final class UserMetrics {
   private UserMetrics() {}
 
   static List<FloorBench.Op> all() {
-    return List.of(pairwiseDistances(), minMaxRows(), suffixMax(), depthwiseStridedDilated());
+    return List.of(
+        pairwiseDistances(),
+        minMaxRows(),
+        suffixMax(),
+        depthwiseStridedDilated(),
+        preActivationDepthwise());
   }
 
   /** {@code d[i, j] = sum_k (a[i, k] - b[j, k])^2}: nearest-neighbour search, [1024, 1024, 64]. */
@@ -94,5 +99,39 @@ final class UserMetrics {
               return sum(in.mul(w.at(c, ky.var(), kx.var())), ky, kx);
             });
     return FloorBench.Op.library("user_depthwise_s2_d2_1x128x56x56", List.of(x, w), y);
+  }
+
+  /**
+   * A pre-activation block's 3x3 depthwise filter: {@code relu(x * scale[c] + shift[c])} computed
+   * as a stage, then read through a window with its padding of 1 inside the sum: [1, 128, 56, 56].
+   */
+  static FloorBench.Op preActivationDepthwise() {
+    Tensor x = placeholder("X", FLOAT32, 1, 128, 56, 56);
+    Tensor scale = placeholder("Scale", FLOAT32, 128);
+    Tensor shift = placeholder("Shift", FLOAT32, 128);
+    Tensor w = placeholder("W", FLOAT32, 128, 3, 3);
+    Tensor act =
+        compute(
+            "Act",
+            shape(1, 128, 56, 56),
+            (n, c, i, j) -> TE.maximum(x.at(n, c, i, j).mul(scale.at(c)).add(shift.at(c)), 0.0));
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    Tensor y =
+        compute(
+            "PreActDepthwise",
+            shape(1, 128, 56, 56),
+            (n, c, i, j) -> {
+              Expr iy = i.add(ky.var()).sub(1);
+              Expr ix = j.add(kx.var()).sub(1);
+              Expr in =
+                  select(
+                      iy.ge(0).and(iy.lt(56)).and(ix.ge(0)).and(ix.lt(56)),
+                      act.at(n, c, iy, ix),
+                      0.0);
+              return sum(in.mul(w.at(c, ky.var(), kx.var())), ky, kx);
+            });
+    return FloorBench.Op.library(
+        "user_preact_depthwise_1x128x56x56", List.of(x, scale, shift, w), y);
   }
 }
