@@ -51,7 +51,7 @@ final class PadWindowReads implements SketchRule {
     }
   }
 
-  /** The padding of an input: elements before and after each axis, and their value. */
+  /** The padding of a tensor: elements before and after each axis, and their value. */
   private record Padding(long[] before, long[] after, Expr value) {}
 
   /**
