@@ -41,6 +41,9 @@ public final class Schedule {
       postOrder(t, visited, new LinkedHashSet<>());
     }
     for (Tensor t : visited) {
+      if (t.op() instanceof ComputeOp c) {
+        ReadBounds.check(c);
+      }
       Stage s = new Stage(this, t);
       stages.add(s);
       stageOf.put(t, s);
