@@ -172,24 +172,19 @@ public final class CCodegen extends CLikePrinter {
         };
     String name = (op == BinOp.MIN ? "kg_min_" : "kg_max_") + suffix;
     String cmp = op == BinOp.MIN ? "<" : ">";
-    return helper(
-            name,
-            "static inline "
-                + ty
-                + " "
-                + name
-                + "("
-                + ty
-                + " a, "
-                + ty
-                + " b) {\n  return a "
-                + cmp
-                + " b ? a : b;\n}\n")
-        + "("
-        + a
-        + ", "
-        + b
-        + ")";
+    String def =
+        "static inline %1$s %2$s(%1$s a, %1$s b) {\n  return a %3$s b ? a : b;\n}\n"
+            .formatted(ty, name, cmp);
+    return helper(name, def) + "(" + a + ", " + b + ")";
+  }
+
+  /** See {@link CheckedDivision}. */
+  @Override
+  String dataDivMod(BinOp op, DType t, String a, String b) {
+    String plain = floorDivMod(op, t, "a", "b");
+    String name = plain.substring(0, plain.indexOf('(')) + "_checked";
+    String def = CheckedDivision.definition(name, typeName(t), op == BinOp.FLOOR_DIV, plain);
+    return helper(name, def) + "(" + a + ", " + b + ", &" + STATUS + ")";
   }
 
   @Override

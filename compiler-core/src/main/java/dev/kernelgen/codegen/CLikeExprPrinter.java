@@ -190,6 +190,26 @@ abstract class CLikeExprPrinter {
     return helper(name, def) + "(" + a + ", " + b + ")";
   }
 
+  /**
+   * A floor division or modulo whose divisor is read from memory (a tensor's value, which may be 0
+   * whatever the shapes); dims and constants are checked or known at launch.
+   */
+  String dataDivMod(BinOp op, DType t, String a, String b) {
+    return floorDivMod(op, t, a, b);
+  }
+
+  private static boolean readsMemory(Expr e) {
+    boolean[] found = {false};
+    new dev.kernelgen.te.ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        found[0] |= x instanceof dev.kernelgen.te.Load;
+        super.visit(x);
+      }
+    }.visit(e);
+    return found[0];
+  }
+
   final String name(Buffer b) {
     return names.of(b, func.name());
   }
@@ -242,7 +262,10 @@ abstract class CLikeExprPrinter {
       return wrap(expr(b.a(), false) + sym + expr(b.b(), false), top);
     }
     return switch (b.op()) {
-      case FLOOR_DIV, FLOOR_MOD -> floorDivMod(b.op(), t, expr(b.a(), true), expr(b.b(), true));
+      case FLOOR_DIV, FLOOR_MOD ->
+          readsMemory(b.b())
+              ? dataDivMod(b.op(), t, expr(b.a(), true), expr(b.b(), true))
+              : floorDivMod(b.op(), t, expr(b.a(), true), expr(b.b(), true));
       case MIN, MAX -> minMax(b.op(), t, expr(b.a(), true), expr(b.b(), true));
       case ADD, SUB, MUL, DIV, EQ, NE, LT, LE, GT, GE, AND, OR ->
           wrap(expr(b.a(), false) + " " + b.op().symbol() + " " + expr(b.b(), false), top);

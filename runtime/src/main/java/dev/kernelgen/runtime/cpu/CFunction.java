@@ -104,6 +104,12 @@ public final class CFunction implements KernelFunction {
     } catch (Throwable t) {
       throw new DeviceException(where + ": " + t, t);
     }
+    if (status == -1) {
+      throw new DeviceException(
+          where
+              + ": integer division by zero (a floordiv or floormod by a value read from a"
+              + " tensor; the outputs are incomplete)");
+    }
     if (status != 0) {
       throw new DeviceException(
           where

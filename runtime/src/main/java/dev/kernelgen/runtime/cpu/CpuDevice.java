@@ -100,8 +100,8 @@ public final class CpuDevice extends HostDevice {
   }
 
   /**
-   * Exported by a C module whose kernels return a status: 0, or the bytes of a temporary they could
-   * not allocate (kernelgen's generated C).
+   * Exported by a C module whose kernels return a status: 0, the bytes of a temporary they could
+   * not allocate, or -1 for an integer division by zero (kernelgen's generated C).
    */
   static final String STATUS_ABI_SYMBOL = "kernelgen_status_abi";
 }

@@ -1,0 +1,28 @@
+package dev.kernelgen.codegen;
+
+/**
+ * The C kernels' floor division and modulo by a value read from memory (a tensor's value, which may
+ * be 0 whatever the shapes): C's division by zero, and {@code INT_MIN / -1}, raise SIGFPE, which
+ * kills the JVM. A zero divisor sets the function's status to -1 (the runtime throws, naming the
+ * kernel) and gives 0; -1 divides by negation, wrapping as two's complement. Divisors that are
+ * constants or dims (positive, checked at launch) keep the plain helpers.
+ */
+final class CheckedDivision {
+  private CheckedDivision() {}
+
+  /**
+   * The definition of {@code name}, a checked version of the helper call {@code plain} (over
+   * parameters {@code a} and {@code b}) for the C integer type {@code ty}.
+   */
+  static String definition(String name, String ty, boolean division, String plain) {
+    String byMinusOne = division ? "(" + ty + ") (0u - (u" + ty + ") a)" : "0";
+    return ("static inline %1$s %2$s(%1$s a, %1$s b, int64_t* status) {\n"
+            + "  if (b == 0) {\n"
+            + "    __atomic_store_n(status, -1, __ATOMIC_RELAXED);\n"
+            + "    return 0;\n"
+            + "  }\n"
+            + "  return b == -1 ? %3$s : %4$s;\n"
+            + "}\n")
+        .formatted(ty, name, byMinusOne, plain);
+  }
+}
