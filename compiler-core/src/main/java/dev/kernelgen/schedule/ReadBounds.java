@@ -1,6 +1,9 @@
 package dev.kernelgen.schedule;
 
+import dev.kernelgen.arith.ConstIntBound;
+import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Cast;
 import dev.kernelgen.te.ComputeOp;
@@ -15,8 +18,10 @@ import dev.kernelgen.te.Var;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 
 /**
@@ -39,12 +44,12 @@ final class ReadBounds {
     if (CHECKED.containsKey(op)) {
       return;
     }
-    Map<Var, long[]> ranges = new HashMap<>();
+    Map<Var, ConstIntBound> ranges = new HashMap<>();
     List<IterVar> axes = new ArrayList<>(op.axis());
     axes.addAll(op.reduceAxis());
     for (IterVar iv : axes) {
       if (iv.dom().min() instanceof IntImm lo && iv.dom().extent() instanceof IntImm n) {
-        ranges.put(iv.var(), new long[] {lo.value(), lo.value() + n.value() - 1});
+        ranges.put(iv.var(), ConstIntBound.range(lo.value(), n.value()));
       }
     }
     Expr body = op.body();
@@ -68,13 +73,16 @@ final class ReadBounds {
     CHECKED.put(op, Boolean.TRUE);
   }
 
-  private static void checkRead(ComputeOp op, TensorRead r, Map<Var, long[]> ranges) {
+  private static void checkRead(ComputeOp op, TensorRead r, Map<Var, ConstIntBound> ranges) {
     for (int d = 0; d < r.indices().size(); d++) {
-      if (!(r.tensor().shape().get(d) instanceof IntImm dim)) {
+      Expr index = r.indices().get(d);
+      if (!(r.tensor().shape().get(d) instanceof IntImm dim)
+          || !affine(index, ranges, new HashSet<>())) {
         continue;
       }
-      long[] range = range(r.indices().get(d), ranges, new ArrayList<>());
-      if (range != null && (range[0] < 0 || range[1] >= dim.value())) {
+      // Exact here: interval arithmetic over a sum in which each variable stands once.
+      ConstIntBound range = Simplifier.bound(index, ranges);
+      if (range.min() < 0 || range.max() >= dim.value()) {
         throw new UserError(
             String.format(
                 "compute '%s' reads %s outside '%s': its index %d takes %d..%d, but dim %d of"
@@ -84,8 +92,8 @@ final class ReadBounds {
                 r.show(),
                 r.tensor().name(),
                 d,
-                range[0],
-                range[1],
+                range.min(),
+                range.max(),
                 d,
                 r.tensor().name(),
                 dim.value()));
@@ -94,52 +102,21 @@ final class ReadBounds {
   }
 
   /**
-   * The exact range of an affine index whose variables each appear once and range over constants;
-   * null for any other index.
+   * Whether {@code e} is a sum of constants and of variables with a constant range, each times a
+   * constant and each standing once (as {@code i * 2 + ky - 1}).
    */
-  private static long[] range(Expr e, Map<Var, long[]> ranges, List<Var> seen) {
-    if (e instanceof IntImm c) {
-      return new long[] {c.value(), c.value()};
-    }
-    if (e instanceof Var v) {
-      if (!ranges.containsKey(v) || seen.contains(v)) {
-        return null;
-      }
-      seen.add(v);
-      return ranges.get(v).clone();
-    }
-    if (e instanceof Cast c && c.dtype().isInt()) {
-      return range(c.value(), ranges, seen);
-    }
-    if (!(e instanceof Binary b)) {
-      return null;
-    }
-    switch (b.op()) {
-      case ADD, SUB -> {
-        long[] x = range(b.a(), ranges, seen);
-        long[] y = x == null ? null : range(b.b(), ranges, seen);
-        if (y == null) {
-          return null;
-        }
-        return b.op() == dev.kernelgen.te.BinOp.ADD
-            ? new long[] {x[0] + y[0], x[1] + y[1]}
-            : new long[] {x[0] - y[1], x[1] - y[0]};
-      }
-      case MUL -> {
-        Expr scaled = b.b() instanceof IntImm ? b.a() : b.a() instanceof IntImm ? b.b() : null;
-        if (scaled == null) {
-          return null;
-        }
-        long k = ((IntImm) (scaled == b.a() ? b.b() : b.a())).value();
-        long[] x = range(scaled, ranges, seen);
-        if (x == null) {
-          return null;
-        }
-        return new long[] {Math.min(x[0] * k, x[1] * k), Math.max(x[0] * k, x[1] * k)};
-      }
-      default -> {
-        return null;
-      }
-    }
+  private static boolean affine(Expr e, Map<Var, ConstIntBound> ranges, Set<Var> seen) {
+    return switch (e) {
+      case IntImm c -> true;
+      case Var v -> ranges.containsKey(v) && seen.add(v);
+      case Cast c -> c.dtype().isInt() && affine(c.value(), ranges, seen);
+      case Binary b when b.op() == BinOp.ADD || b.op() == BinOp.SUB ->
+          affine(b.a(), ranges, seen) && affine(b.b(), ranges, seen);
+      case Binary b when b.op() == BinOp.MUL ->
+          b.b() instanceof IntImm
+              ? affine(b.a(), ranges, seen)
+              : b.a() instanceof IntImm && affine(b.b(), ranges, seen);
+      default -> false;
+    };
   }
 }
