@@ -181,9 +181,10 @@ public final class CCodegen extends CLikePrinter {
   /** See {@link CheckedDivision}. */
   @Override
   String dataDivMod(BinOp op, DType t, String a, String b) {
-    String plain = floorDivMod(op, t, "a", "b");
-    String name = plain.substring(0, plain.indexOf('(')) + "_checked";
-    String def = CheckedDivision.definition(name, typeName(t), op == BinOp.FLOOR_DIV, plain);
+    String plain = floorDivModHelper(op, t);
+    String name = plain + "_checked";
+    String def =
+        CheckedDivision.definition(name, typeName(t), op == BinOp.FLOOR_DIV, plain + "(a, b)");
     return helper(name, def) + "(" + a + ", " + b + ", &" + STATUS + ")";
   }
 

@@ -139,6 +139,11 @@ abstract class CLikeExprPrinter {
   }
 
   String floorDivMod(BinOp op, DType t, String a, String b) {
+    return floorDivModHelper(op, t) + "(" + a + ", " + b + ")";
+  }
+
+  /** The helper that {@link #floorDivMod} calls, defined; its name. */
+  final String floorDivModHelper(BinOp op, DType t) {
     String q = helperQualifiers();
     String ty = typeName(t);
     String suffix = t == DType.INT64 ? "i64" : "i32";
@@ -187,7 +192,7 @@ abstract class CLikeExprPrinter {
                 + fix
                 + ");\n"
                 + "}\n";
-    return helper(name, def) + "(" + a + ", " + b + ")";
+    return helper(name, def);
   }
 
   /**

@@ -198,12 +198,13 @@ public final class Schedule {
             .allMatch(p -> p >= 0),
         "pad of '%s': negative padding",
         t.name());
+    var varying = FreeVars.of(value);
     UserError.check(
-        FreeVars.of(value).isEmpty(),
+        varying.isEmpty(),
         "pad of '%s': the padding value %s varies with %s; it must be one value for every element",
         t.name(),
         value,
-        FreeVars.of(value));
+        varying);
     List<Stage> readerStages = readerStages("pad", t, readers);
     Tensor copy = PaddedReads.copy(uniqueName(t.name() + ".pad"), t, before, after, value);
     insertAfter(producer, copy);
