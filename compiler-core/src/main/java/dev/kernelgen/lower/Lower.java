@@ -35,10 +35,12 @@ import java.util.function.UnaryOperator;
  *   <li>build the loop nests and attach stages ({@link ScheduleOps});
  *   <li>then the passes of {@link #passes}: flatten storage, inject virtual threads, unroll, expand
  *       powers by constant quarters ({@link ExpandPow}), simplify, on C order a window's unrolled
- *       multiply-adds by the vector they load ({@link GroupSharedLoads}), on CPUs partition loops
- *       around their boundary tests, fold guards into loop bounds, on C version full tiles ({@link
- *       VersionFullTiles}) and run a short vector loop's remainder as one overlapping vector
- *       ({@link OverlapVectorTail}), and for GPU targets insert barriers;
+ *       multiply-adds by the vector they load ({@link GroupSharedLoads}), on C split vectorized
+ *       loops over flattened indices ({@link SplitDivModLoops}) and decide invariant case selects
+ *       before their loops ({@link UnswitchCases}), on CPUs partition loops around their boundary
+ *       tests, fold guards into loop bounds, on C version full tiles ({@link VersionFullTiles}) and
+ *       run a short vector loop's remainder as one overlapping vector ({@link OverlapVectorTail}),
+ *       and for GPU targets insert barriers;
  *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
  *       stage, temporaries between them) and compute each kernel's {@link LaunchGeometry}.
  * </ol>
@@ -166,6 +168,8 @@ public final class Lower {
     out.add(new Pass("expand_pow", ExpandPow::run));
     out.add(new Pass("simplify", Simplifier::simplify));
     if (target == Target.C) {
+      out.add(new Pass("split_div_mod_loops", SplitDivModLoops::run));
+      out.add(new Pass("unswitch_cases", UnswitchCases::run));
       out.add(new Pass("coalesce_pitched_rows", CoalescePitchedRows::run));
       out.add(new Pass("group_shared_loads", GroupSharedLoads::run));
     }

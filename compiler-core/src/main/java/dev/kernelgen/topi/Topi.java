@@ -169,6 +169,15 @@ public final class Topi {
   }
 
   /**
+   * {@code conv2dNchw(input, filter, 1, 1, padding, 1)} for a 3x3 filter by Winograd's F(m x m, 3 x
+   * 3), {@code m} 2 or 4: fewer multiplications, in four stages. See {@link
+   * Winograd#conv2dNchw(Tensor, Tensor, Padding, int)}.
+   */
+  public static Tensor conv2dWinograd(Tensor input, Tensor filter, Padding padding, int m) {
+    return Winograd.conv2dNchw(input, filter, padding, m);
+  }
+
+  /**
    * Depthwise convolution in NHWC: {@code Out[b, i, j, c] = sum over di, dj of Padded[b, i * sh +
    * di * dil, j * sw + dj * dil, c / m] * Filter[di, dj, c / m, c % m]}, filter {@code [KH, KW, C,
    * m]} (TensorFlow's layout). See {@link Conv#depthwiseConv2dNhwc(Tensor, Tensor, int, int,

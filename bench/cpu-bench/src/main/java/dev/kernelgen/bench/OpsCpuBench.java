@@ -35,6 +35,7 @@ import dev.kernelgen.topi.Linalg;
 import dev.kernelgen.topi.Nn;
 import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Reduction;
+import dev.kernelgen.topi.Winograd;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Tuner;
 import dev.kernelgen.tune.TuningLog;
@@ -171,6 +172,13 @@ public final class OpsCpuBench {
     }
     if (only == null || "conv2d_32x64x56x56_f64".contains(only)) {
       rows.add(conv(32, 64, 56, 56, 64, slow(timing)));
+    }
+    // The same convolutions by Winograd's F(2x2, 3x3) (topi's conv2d_winograd), auto-scheduled.
+    if (only == null || "conv2d_winograd2_1x64x56x56_f64".contains(only)) {
+      rows.add(winograd(2, 1, 64, 56, 56, 64, timing));
+    }
+    if (only == null || "conv2d_winograd2_32x64x56x56_f64".contains(only)) {
+      rows.add(winograd(2, 32, 64, 56, 56, 64, slow(timing)));
     }
     for (int seq : new int[] {256, 1024}) {
       if (only == null || ("attention_" + seq + "x64").contains(only)) {
@@ -329,6 +337,25 @@ public final class OpsCpuBench {
             new long[] {n, c, h, w},
             new long[] {n, f, h, w})) {
       String name = "conv2d_" + n + "x" + c + "x" + h + "x" + w + "_f" + f;
+      double flops = 2.0 * n * f * h * w * c * 9;
+      return compare(name, flops, k, List.of(x, filter), (long) n * f * h * w, ort, x, timing);
+    }
+  }
+
+  static Row winograd(int m, int n, int c, int h, int w, int f, WallClockTiming timing)
+      throws Exception {
+    float[] x = random(4, (long) n * c * h * w);
+    float[] filter = random(5, (long) f * c * 9);
+    Tensor tx = placeholder("Input", FLOAT32, n, c, h, w);
+    Tensor tf = placeholder("Filter", FLOAT32, f, c, 3, 3);
+    Tensor y = Winograd.conv2dNchw(tx, tf, new Padding(1, 1, 1, 1), m);
+    String name = "conv2d_winograd" + m + "_" + n + "x" + c + "x" + h + "x" + w + "_f" + f;
+    Kernel k = compile(name, OperatorDef.of(List.of(tx, tf), y));
+    try (OrtRunner ort =
+        new OrtRunner(
+            OpsOnnxModels.conv3x3(n, c, h, w, f, filter),
+            new long[] {n, c, h, w},
+            new long[] {n, f, h, w})) {
       double flops = 2.0 * n * f * h * w * c * 9;
       return compare(name, flops, k, List.of(x, filter), (long) n * f * h * w, ort, x, timing);
     }

@@ -1,0 +1,152 @@
+package dev.kernelgen.lower;
+
+import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.te.BinOp;
+import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprVisitor;
+import dev.kernelgen.te.FreeVars;
+import dev.kernelgen.te.IntImm;
+import dev.kernelgen.te.Load;
+import dev.kernelgen.te.Select;
+import dev.kernelgen.te.Var;
+import dev.kernelgen.tir.For;
+import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.IfThenElse;
+import dev.kernelgen.tir.Stmt;
+import dev.kernelgen.tir.StmtMutator;
+import dev.kernelgen.tir.StmtVisitor;
+import java.util.Set;
+
+/**
+ * Loop unswitching of case selects in C: a select on {@code x == k} whose {@code x} does not change
+ * within a loop is decided once, before the loop, which is copied for each outcome (as LLVM's loop
+ * unswitching, for these conditions only). A Winograd transform picks its constant matrix's row by
+ * such a chain of selects, over an axis that an outer loop fixes (the packed tile of one of the
+ * (m+2)^2 products): evaluated per element, and under {@code #pragma omp simd} every case is
+ * computed and blended, the chain cost 16 times the row's few additions.
+ *
+ * <p>Only equality tests of integer expressions free of loads: boundary tests ({@code <}, {@code
+ * >=}) are {@link PartitionLoops}'s. A loop is unswitched at the outermost level where the
+ * condition is invariant, into at most {@link #MAX_COPIES} copies of at most {@link #MAX_NODES}
+ * statements and expressions each. Not in Java: HotSpot's C2 unswitches loops itself, and copies
+ * would grow a method past the size C2 compiles (8000 bytes of bytecode) or the class file's limit
+ * (64 KB).
+ */
+final class UnswitchCases extends StmtMutator {
+  static final int MAX_COPIES = 64;
+  static final int MAX_NODES = 20_000;
+
+  static Stmt run(Stmt s) {
+    return new UnswitchCases().mutate(s);
+  }
+
+  @Override
+  public Stmt mutate(Stmt s) {
+    if (s instanceof For f && f.threadTag() == null && f.kind() != ForKind.VTHREAD) {
+      Expr c = invariantCase(f);
+      if (c != null && size(f) <= MAX_NODES) {
+        Stmt out = unswitch(f, new int[] {MAX_COPIES - 1});
+        if (out != null) {
+          return out;
+        }
+      }
+    }
+    return mutateStmtChildren(s);
+  }
+
+  /**
+   * {@code s} with its invariant cases decided before it, spending from {@code budget} one copy per
+   * split; null where even one split would exceed it.
+   */
+  private Stmt unswitch(Stmt s, int[] budget) {
+    Expr c = s instanceof For f ? invariantCase(f) : null;
+    if (c == null || budget[0] < 1) {
+      return c == null ? mutateStmtChildren(s) : null;
+    }
+    budget[0]--;
+    Stmt yes = Simplifier.simplify(decide(s, c, true));
+    Stmt no = Simplifier.simplify(decide(s, c, false));
+    Stmt a = unswitch(yes, budget);
+    Stmt b = a == null ? null : unswitch(no, budget);
+    if (b == null) {
+      return null;
+    }
+    return new IfThenElse(c, a, b);
+  }
+
+  /** The first case test in {@code f}'s body that no variable bound inside {@code f} changes. */
+  private static Expr invariantCase(For f) {
+    Set<Var> inner = PartitionLoops.definedInside(f.body());
+    inner.add(f.loopVar());
+    Expr[] found = {null};
+    new StmtVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (found[0] != null) {
+          return;
+        }
+        if (e instanceof Select sel && isCase(sel.cond(), inner)) {
+          found[0] = sel.cond();
+          return;
+        }
+        super.visit(e);
+      }
+    }.visit(f.body());
+    return found[0];
+  }
+
+  private static boolean isCase(Expr cond, Set<Var> inner) {
+    if (!(cond instanceof Binary b && b.op() == BinOp.EQ && b.a().dtype().isInt())) {
+      return false;
+    }
+    if (b.a() instanceof IntImm && b.b() instanceof IntImm) {
+      return false;
+    }
+    for (Var v : FreeVars.of(cond)) {
+      if (inner.contains(v)) {
+        return false;
+      }
+    }
+    boolean[] loads = {false};
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr x) {
+        loads[0] |= x instanceof Load;
+        super.visit(x);
+      }
+    }.visit(cond);
+    return !loads[0];
+  }
+
+  /** {@code s} with every select on {@code cond} replaced by its branch for {@code value}. */
+  private static Stmt decide(Stmt s, Expr cond, boolean value) {
+    return new StmtMutator() {
+      @Override
+      public Expr mutate(Expr e) {
+        if (e instanceof Select sel && sel.cond().equals(cond)) {
+          return mutate(value ? sel.trueValue() : sel.falseValue());
+        }
+        return mutateChildren(e);
+      }
+    }.mutate(s);
+  }
+
+  private static int size(Stmt s) {
+    int[] n = {0};
+    new StmtVisitor() {
+      @Override
+      public void visit(Stmt x) {
+        n[0]++;
+        super.visit(x);
+      }
+
+      @Override
+      public void visit(Expr x) {
+        n[0]++;
+        super.visit(x);
+      }
+    }.visit(s);
+    return n[0];
+  }
+}
