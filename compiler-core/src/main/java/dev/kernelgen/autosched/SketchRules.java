@@ -9,7 +9,8 @@ public final class SketchRules {
   /**
    * Pad inputs that windows read through bounds selects (CPUs); inline injective stages; fuse row
    * reductions into the stage that normalises with them; factor long reductions into a small output
-   * (CPU); tile the remaining reductions with their epilogues; schedule what is left elementwise.
+   * (CPU); tile the remaining reductions with their epilogues; on C compute large producers per
+   * batch element of their reader; schedule what is left elementwise.
    */
   public static List<SketchRule> defaults() {
     return List.of(
@@ -18,6 +19,7 @@ public final class SketchRules {
         new RowReduction(),
         new RfactorReduction(),
         new MultiLevelTiling(),
+        new BatchSlices(),
         new ElementwiseRoot());
   }
 }

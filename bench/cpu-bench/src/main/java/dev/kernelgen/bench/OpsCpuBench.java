@@ -180,6 +180,12 @@ public final class OpsCpuBench {
     if (only == null || "conv2d_winograd2_32x64x56x56_f64".contains(only)) {
       rows.add(winograd(2, 32, 64, 56, 56, 64, slow(timing)));
     }
+    if (only != null && "conv2d_winograd4_1x64x56x56_f64".contains(only)) {
+      rows.add(winograd(4, 1, 64, 56, 56, 64, timing));
+    }
+    if (only != null && "conv2d_winograd4_32x64x56x56_f64".contains(only)) {
+      rows.add(winograd(4, 32, 64, 56, 56, 64, slow(timing)));
+    }
     for (int seq : new int[] {256, 1024}) {
       if (only == null || ("attention_" + seq + "x64").contains(only)) {
         rows.add(attention(seq, timing));

@@ -26,6 +26,7 @@ import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Pooling;
 import dev.kernelgen.topi.Reduction;
 import dev.kernelgen.topi.Transform;
+import dev.kernelgen.topi.Winograd;
 import dev.kernelgen.tune.Configuration;
 import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.Measurer;
@@ -88,6 +89,11 @@ public final class FloorBench {
     Padding same = Padding.same(56, 56, 3, 3, 1, 1, 1);
     ops.add(
         Op.library("conv2d_1x64x56x56_f64", List.of(in, f), Conv.conv2dNchw(in, f, 1, 1, same, 1)));
+    ops.add(
+        Op.library(
+            "conv2d_winograd2_1x64x56x56_f64",
+            List.of(in, f),
+            Winograd.conv2dNchw(in, f, same, 2)));
     Tensor dwf = placeholder("DwFilter", FLOAT32, 64, 1, 3, 3);
     ops.add(
         Op.library(
