@@ -8,6 +8,7 @@ import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
+import dev.kernelgen.tir.IfThenElse;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
 import dev.kernelgen.tir.StmtVisitor;
@@ -16,12 +17,13 @@ import java.util.Map;
 
 /**
  * Splits a vectorized loop {@code l} over a flattened index into the two loops the index came from
- * (C): where the body reads {@code l / d} and {@code l % d} for a constant {@code d} that divides
- * the loop's constant extent, {@code for l} becomes {@code for lo} (serial) around {@code for li <
- * d} (vectorized), with {@code l = lo * d + li}, so the division and the remainder fold to the two
- * loop variables. A Winograd input transform packs the tiles of a whole plane, {@code l = th * tw +
- * tw}: its loads, {@code (l / 28) * 112 + (l % 28) * 2}, were vector divisions and gathers, and
- * become loads of stride 2.
+ * (C): where the body reads {@code l / d} and {@code l % d} for a constant {@code d} below the
+ * loop's constant extent, {@code for l} becomes {@code for lo} (serial) around {@code for li < d}
+ * (vectorized), with {@code l = lo * d + li}, so the division and the remainder fold to the two
+ * loop variables (where {@code d} does not divide the extent, the last row tests {@code l <
+ * extent}). A Winograd input transform packs the tiles of a whole plane, {@code l = th * 28 + tw}:
+ * its loads, {@code (l / 28) * 112 + (l % 28) * 2}, were vector divisions and gathers, and become
+ * loads of stride 2.
  */
 final class SplitDivModLoops extends StmtMutator {
   static Stmt run(Stmt s) {
@@ -43,14 +45,20 @@ final class SplitDivModLoops extends StmtMutator {
     }
     Var lo = new Var(f.loopVar().name() + "_o", f.loopVar().dtype());
     Var li = new Var(f.loopVar().name() + "_i", f.loopVar().dtype());
-    Stmt body = substituteVars(f.body(), Map.of(f.loopVar(), lo.mul(IntImm.like(lo, d)).add(li)));
+    Expr l = lo.mul(IntImm.like(lo, d)).add(li);
+    Stmt body = substituteVars(f.body(), Map.of(f.loopVar(), l));
+    long extent = ext.value();
+    if (extent % d != 0) {
+      // The last row is partial: its lanes past the extent do nothing.
+      body = IfThenElse.of(l.lt(IntImm.like(l, extent)), body);
+    }
     For inner =
         new For(li, IntImm.like(li, 0), IntImm.like(li, d), f.kind(), null, f.pragmas(), body);
     For outer =
         new For(
             lo,
             IntImm.like(lo, 0),
-            IntImm.like(lo, ext.value() / d),
+            IntImm.like(lo, (extent + d - 1) / d),
             ForKind.SERIAL,
             null,
             List.of(),
@@ -59,8 +67,8 @@ final class SplitDivModLoops extends StmtMutator {
   }
 
   /**
-   * The largest constant {@code d} with {@code 1 < d < extent}, {@code extent % d == 0}, by which
-   * the body both divides and takes the remainder of the loop variable; 0 where there is none.
+   * The largest constant {@code d} with {@code 1 < d < extent} by which the body both divides and
+   * takes the remainder of the loop variable; 0 where there is none.
    */
   private static long divisor(For f, long extent) {
     java.util.Set<Long> divs = new java.util.HashSet<>();
@@ -72,8 +80,7 @@ final class SplitDivModLoops extends StmtMutator {
             && b.a().equals(f.loopVar())
             && b.b() instanceof IntImm k
             && k.value() > 1
-            && k.value() < extent
-            && extent % k.value() == 0) {
+            && k.value() < extent) {
           if (b.op() == BinOp.FLOOR_DIV) {
             divs.add(k.value());
           } else if (b.op() == BinOp.FLOOR_MOD) {

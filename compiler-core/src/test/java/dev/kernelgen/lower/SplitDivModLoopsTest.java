@@ -38,13 +38,16 @@ class SplitDivModLoopsTest {
   }
 
   @Test
-  void aDivisorThatDoesNotDivideTheExtentLeavesTheLoop() {
-    // 5 x 28 elements, read as rows of 3: 3 does not divide 140.
-    Tensor x = placeholder("X", FLOAT32, 47, 3);
+  void aDivisorThatDoesNotDivideTheExtentLeavesAPartialLastRow() {
+    // 140 elements, the first 3 of each row of 5: 3 does not divide 140, the last row holds 2.
+    Tensor x = placeholder("X", FLOAT32, 47, 5);
     Tensor y = compute("Y", shape(140), l -> x.at(l.floordiv(3), l.floormod(3)));
     Schedule s = Schedule.create(y);
     s.stage(y).vectorize(s.stage(y).axis(0));
-    assertThat(PassIrTest.dumps(s, Target.C)).doesNotContainKey("split_div_mod_loops");
+    String ir = PassIrTest.dumps(s, Target.C).get("split_div_mod_loops");
+    assertThat(ir).as("the IR after split_div_mod_loops").isNotNull();
+    assertThat(ir).contains("for i_o in [0, 47)").contains("(((i_o * 3) + i_i) < 140)");
+    assertThat(ir).doesNotContain("floordiv(", "floormod(");
     Check.check(s, Map.of());
     // Only C: Java's loops are left as they are.
     assertThat(PassIrTest.dumps(downsample(5, 28), Target.JAVA))
