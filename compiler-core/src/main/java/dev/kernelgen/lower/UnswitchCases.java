@@ -16,6 +16,7 @@ import dev.kernelgen.tir.IfThenElse;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtMutator;
 import dev.kernelgen.tir.StmtVisitor;
+import java.util.IdentityHashMap;
 import java.util.Set;
 
 /**
@@ -29,13 +30,19 @@ import java.util.Set;
  * <p>Only equality tests of integer expressions free of loads: boundary tests ({@code <}, {@code
  * >=}) are {@link PartitionLoops}'s. A loop is unswitched at the outermost level where the
  * condition is invariant, into at most {@link #MAX_COPIES} copies of at most {@link #MAX_NODES}
- * statements and expressions each. Not in Java: HotSpot's C2 unswitches loops itself, and copies
- * would grow a method past the size C2 compiles (8000 bytes of bytecode) or the class file's limit
- * (64 KB).
+ * statements and expressions each, and a function into at most {@link #MAX_SPLITS} tests in all.
+ * Not in Java: HotSpot's C2 unswitches loops itself, and copies would grow a method past the size
+ * C2 compiles (8000 bytes of bytecode) or the class file's limit (64 KB).
  */
 final class UnswitchCases extends StmtMutator {
   static final int MAX_COPIES = 64;
   static final int MAX_NODES = 20_000;
+
+  /** The most splits in one function, over all its loops (copies inside copies included). */
+  static final int MAX_SPLITS = 256;
+
+  private int splitsLeft = MAX_SPLITS;
+  private final Set<IfThenElse> made = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
 
   static Stmt run(Stmt s) {
     return new UnswitchCases().mutate(s);
@@ -43,36 +50,51 @@ final class UnswitchCases extends StmtMutator {
 
   @Override
   public Stmt mutate(Stmt s) {
-    if (s instanceof For f && f.threadTag() == null && f.kind() != ForKind.VTHREAD) {
-      Expr c = invariantCase(f);
-      if (c != null && size(f) <= MAX_NODES) {
-        Stmt out = unswitch(f, new int[] {MAX_COPIES - 1});
-        if (out != null) {
-          return out;
-        }
+    if (s instanceof For f
+        && f.threadTag() == null
+        && f.kind() != ForKind.VTHREAD
+        && invariantCase(f) != null
+        && size(f) <= MAX_NODES) {
+      int[] budget = {Math.min(MAX_COPIES - 1, splitsLeft)};
+      int before = budget[0];
+      Stmt split = split(f, budget);
+      if (split != null) {
+        splitsLeft -= before - budget[0];
+        return descend(split);
       }
     }
     return mutateStmtChildren(s);
   }
 
   /**
-   * {@code s} with its invariant cases decided before it, spending from {@code budget} one copy per
-   * split; null where even one split would exceed it.
+   * {@code s} with its invariant cases decided before it: a tree of tests whose leaves are copies
+   * without those cases, spending one of {@code budget} per test; null where it runs out.
    */
-  private Stmt unswitch(Stmt s, int[] budget) {
+  private Stmt split(Stmt s, int[] budget) {
     Expr c = s instanceof For f ? invariantCase(f) : null;
-    if (c == null || budget[0] < 1) {
-      return c == null ? mutateStmtChildren(s) : null;
+    if (c == null) {
+      return s;
+    }
+    if (budget[0] < 1) {
+      return null;
     }
     budget[0]--;
-    Stmt yes = Simplifier.simplify(decide(s, c, true));
-    Stmt no = Simplifier.simplify(decide(s, c, false));
-    Stmt a = unswitch(yes, budget);
-    Stmt b = a == null ? null : unswitch(no, budget);
+    Stmt a = split(Simplifier.simplify(decide(s, c, true)), budget);
+    Stmt b = a == null ? null : split(Simplifier.simplify(decide(s, c, false)), budget);
     if (b == null) {
       return null;
     }
-    return new IfThenElse(c, a, b);
+    IfThenElse test = new IfThenElse(c, a, b);
+    made.add(test);
+    return test;
+  }
+
+  /** The copies' own bodies, unswitched in turn (their loops may hold cases of their own). */
+  private Stmt descend(Stmt s) {
+    if (s instanceof IfThenElse i && made.contains(i)) {
+      return new IfThenElse(i.condition(), descend(i.thenCase()), descend(i.elseCase()));
+    }
+    return mutateStmtChildren(s);
   }
 
   /** The first case test in {@code f}'s body that no variable bound inside {@code f} changes. */

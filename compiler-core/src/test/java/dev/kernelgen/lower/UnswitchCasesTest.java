@@ -9,6 +9,7 @@ import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.testing.Check;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -72,5 +73,37 @@ class UnswitchCasesTest {
     Schedule within = vectorizedRows(cases(UnswitchCases.MAX_COPIES, 5));
     assertThat(PassIrTest.dumps(within, Target.C)).containsKey("unswitch_cases");
     Check.check(within, Map.of());
+  }
+
+  @Test
+  void casesInsideCopiesShareOneBudget() {
+    // Three case axes of 8 over three loops: 7 + 8 x 7 + 64 x 7 = 511 tests if each copy split
+    // its inner loops in turn; a function gets at most MAX_SPLITS of them.
+    Tensor x = placeholder("X", FLOAT32, 9);
+    Tensor y =
+        compute(
+            "Y",
+            shape(8, 8, 8, 9),
+            (a, b, c, j) -> {
+              Expr out = x.at(j);
+              List<Expr> v = List.of(a, b, c);
+              for (int d = 0; d < 3; d++) {
+                Expr chain = x.at(j).mul(9.0 + d);
+                for (int k = 6; k >= 0; k--) {
+                  chain = select(v.get(d).eq(k), x.at(j).mul((double) k + d + 2), chain);
+                }
+                out = out.add(chain);
+              }
+              return out;
+            });
+    Schedule s = Schedule.create(y);
+    s.stage(y).vectorize(s.stage(y).axis(3));
+    String ir = PassIrTest.dumps(s, Target.C).get("unswitch_cases");
+    assertThat(ir).as("the IR after unswitch_cases").isNotNull();
+    assertThat(ir.split("if \\(", -1).length - 1)
+        .as("tests inside the copies (over 7 + 8 x 7), within the budget")
+        .isGreaterThan(63)
+        .isLessThanOrEqualTo(UnswitchCases.MAX_SPLITS);
+    Check.check(s, Map.of());
   }
 }
