@@ -115,22 +115,7 @@ final class UserMetrics {
             "Act",
             shape(1, 128, 56, 56),
             (n, c, i, j) -> TE.maximum(x.at(n, c, i, j).mul(scale.at(c)).add(shift.at(c)), 0.0));
-    IterVar ky = reduceAxis(3, "ky");
-    IterVar kx = reduceAxis(3, "kx");
-    Tensor y =
-        compute(
-            "PreActDepthwise",
-            shape(1, 128, 56, 56),
-            (n, c, i, j) -> {
-              Expr iy = i.add(ky.var()).sub(1);
-              Expr ix = j.add(kx.var()).sub(1);
-              Expr in =
-                  select(
-                      iy.ge(0).and(iy.lt(56)).and(ix.ge(0)).and(ix.lt(56)),
-                      act.at(n, c, iy, ix),
-                      0.0);
-              return sum(in.mul(w.at(c, ky.var(), kx.var())), ky, kx);
-            });
+    Tensor y = UserStencils.depthwiseSame("PreActDepthwise", act, w);
     return FloorBench.Op.library(
         "user_preact_depthwise_1x128x56x56", List.of(x, scale, shift, w), y);
   }

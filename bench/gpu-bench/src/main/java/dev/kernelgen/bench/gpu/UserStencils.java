@@ -90,23 +90,28 @@ final class UserStencils {
   static FloorBench.Op depthwise7x7() {
     Tensor x = placeholder("X", FLOAT32, 1, 96, 56, 56);
     Tensor w = placeholder("W", FLOAT32, 96, 7, 7);
-    IterVar ky = reduceAxis(7, "ky");
-    IterVar kx = reduceAxis(7, "kx");
-    Tensor y =
-        compute(
-            "Depthwise7",
-            shape(1, 96, 56, 56),
-            (n, c, i, j) -> {
-              Expr iy = i.add(ky.var()).sub(3);
-              Expr ix = j.add(kx.var()).sub(3);
-              Expr in =
-                  select(
-                      iy.ge(0).and(iy.lt(56)).and(ix.ge(0)).and(ix.lt(56)),
-                      x.at(n, c, iy, ix),
-                      0.0);
-              return sum(in.mul(w.at(c, ky.var(), kx.var())), ky, kx);
-            });
+    Tensor y = depthwiseSame("Depthwise7", x, w);
     return FloorBench.Op.library("user_depthwise7x7_1x96x56x56", List.of(x, w), y);
+  }
+
+  /**
+   * A depthwise window {@code w [C, k, k]} over {@code x [1, C, 56, 56]}, its zero padding of k / 2
+   * written by hand as a select on the read's bounds.
+   */
+  static Tensor depthwiseSame(String name, Tensor x, Tensor w) {
+    int k = (int) ((dev.kernelgen.te.IntImm) w.shape().get(1)).value();
+    IterVar ky = reduceAxis(k, "ky");
+    IterVar kx = reduceAxis(k, "kx");
+    return compute(
+        name,
+        shape(1, x.shape().get(1), 56, 56),
+        (n, c, i, j) -> {
+          Expr iy = i.add(ky.var()).sub(k / 2);
+          Expr ix = j.add(kx.var()).sub(k / 2);
+          Expr in =
+              select(iy.ge(0).and(iy.lt(56)).and(ix.ge(0)).and(ix.lt(56)), x.at(n, c, iy, ix), 0.0);
+          return sum(in.mul(w.at(c, ky.var(), kx.var())), ky, kx);
+        });
   }
 
   /**
