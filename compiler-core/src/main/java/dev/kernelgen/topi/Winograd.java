@@ -7,9 +7,11 @@ import static dev.kernelgen.te.TE.select;
 import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
 
+import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FloatImm;
+import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import java.util.function.BiFunction;
@@ -70,8 +72,8 @@ public final class Winograd {
 
   /**
    * {@code conv2dNchw(input, filter, 1, 1, padding, 1)} by F(m x m, 3 x 3), {@code m} 2 or 4. The
-   * filter is {@code [F, C, 3, 3]}; the input's height and width must be constants (the tile grid
-   * is); the batch and the channel counts may be symbolic.
+   * filter is {@code [F, C, 3, 3]}; every dim but the filter's 3x3 may be symbolic (the tile grid
+   * is then counted at run time).
    */
   public static Tensor conv2dNchw(Tensor input, Tensor filter, Padding padding, int m) {
     UserError.check(m == 2 || m == 4, "conv2d_winograd: tile size must be 2 or 4, got %d", m);
@@ -94,39 +96,28 @@ public final class Winograd {
         filter.name(),
         kh,
         kw);
-    long h = Conv.constant(input.shape().get(2), "height of '" + input.name() + "'");
-    long w = Conv.constant(input.shape().get(3), "width of '" + input.name() + "'");
-    int outH = (int) (h + padding.top() + padding.bottom() - 2);
-    int outW = (int) (w + padding.left() + padding.right() - 2);
-    UserError.check(
-        outH > 0 && outW > 0,
-        "conv2d_winograd: '%s' (%dx%d) padded by %s is smaller than the 3x3 filter",
-        input.name(),
-        h,
-        w,
-        padding);
     double[][] bt = m == 2 ? BT2 : BT4;
     double[][] g = m == 2 ? G2 : G4;
     double[][] at = m == 2 ? AT2 : AT4;
     int alpha = m + 2;
-    int tilesH = (outH + m - 1) / m;
-    int tilesW = (outW + m - 1) / m;
-    // The ragged last tiles read zeros past the padding, and their extra outputs are never stored.
-    Tensor padded =
-        Transform.rename(
-            Transform.pad(
-                input,
-                new int[] {0, 0, padding.top(), padding.left()},
-                new int[] {
-                  0,
-                  0,
-                  (int) (tilesH * m + 2 - h - padding.top()),
-                  (int) (tilesW * m + 2 - w - padding.left())
-                },
-                0),
-            "WinogradPadded");
     Expr batch = input.shape().get(0);
-    int perImage = tilesH * tilesW;
+    Expr h = input.shape().get(2);
+    Expr w = input.shape().get(3);
+    Expr outH = Simplifier.simplify(h.add(padding.top() + padding.bottom() - 2));
+    Expr outW = Simplifier.simplify(w.add(padding.left() + padding.right() - 2));
+    UserError.check(
+        !(outH instanceof IntImm oh && oh.value() <= 0)
+            && !(outW instanceof IntImm ow && ow.value() <= 0),
+        "conv2d_winograd: '%s' (%sx%s) padded by %s is smaller than the 3x3 filter",
+        input.name(),
+        h.show(),
+        w.show(),
+        padding);
+    Expr tilesH = Simplifier.simplify(outH.add(m - 1).floordiv(m));
+    Expr tilesW = Simplifier.simplify(outW.add(m - 1).floordiv(m));
+    Expr perImage = Simplifier.simplify(tilesH.mul(tilesW));
+    // The ragged last tiles read zeros past the padding, and their extra outputs are never stored.
+    Tensor padded = paddedTiles(input, padding, tilesH.mul(m).add(2), tilesW.mul(m).add(2));
     Expr channels = input.shape().get(1);
     Expr features = filter.shape().get(0);
 
@@ -195,6 +186,43 @@ public final class Winograd {
                       alpha,
                       (p, q) -> at[a][p] * at[bb][q],
                       (p, q) -> product.at(n, expr(p), expr(q), f, t)));
+        });
+  }
+
+  /**
+   * {@code input} with zeros around it, {@code padding}'s before each plane and up to {@code rows x
+   * cols} after (a tile grid's ragged last tiles): {@link Transform#pad} where the plane is
+   * constant, else the same select with symbolic bounds.
+   */
+  private static Tensor paddedTiles(Tensor input, Padding padding, Expr rows, Expr cols) {
+    Expr h = input.shape().get(2);
+    Expr w = input.shape().get(3);
+    Expr afterH = Simplifier.simplify(rows.sub(h).sub(padding.top()));
+    Expr afterW = Simplifier.simplify(cols.sub(w).sub(padding.left()));
+    if (afterH instanceof IntImm ah && afterW instanceof IntImm aw) {
+      return Transform.rename(
+          Transform.pad(
+              input,
+              new int[] {0, 0, padding.top(), padding.left()},
+              new int[] {0, 0, (int) ah.value(), (int) aw.value()},
+              0),
+          "WinogradPadded");
+    }
+    Expr zero = new FloatImm(input.dtype(), 0);
+    return compute(
+        "WinogradPadded",
+        shape(
+            input.shape().get(0),
+            input.shape().get(1),
+            Simplifier.simplify(rows),
+            Simplifier.simplify(cols)),
+        (n, c, i, j) -> {
+          Expr y = i.sub(padding.top());
+          Expr x = j.sub(padding.left());
+          return select(
+              dev.kernelgen.te.TE.all(y.ge(0), y.lt(h), x.ge(0), x.lt(w)),
+              input.at(n, c, y, x),
+              zero);
         });
   }
 
