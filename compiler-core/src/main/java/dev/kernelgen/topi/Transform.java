@@ -115,10 +115,35 @@ public final class Transform {
         "pad of '%s' needs %d amounts before and after",
         x.name(),
         x.ndim());
+    List<Expr> amounts = new ArrayList<>();
+    for (int a : after) {
+      amounts.add(IntImm.of(a));
+    }
+    return pad(x, before, amounts, value);
+  }
+
+  /**
+   * As above, the amounts after each dim expressions (symbolic where a padded extent is counted
+   * from symbolic dims, as a tile grid's); a symbolic amount is trusted to be non-negative.
+   */
+  static Tensor pad(Tensor x, int[] before, List<Expr> after, double value) {
+    UserError.check(
+        before.length == x.ndim() && after.size() == x.ndim(),
+        "pad of '%s' needs %d amounts before and after",
+        x.name(),
+        x.ndim());
     List<Expr> shape = new ArrayList<>();
     for (int d = 0; d < x.ndim(); d++) {
-      UserError.check(before[d] >= 0 && after[d] >= 0, "pad of '%s': negative amount", x.name());
-      shape.add(Simplifier.simplify(x.shape().get(d).add(before[d] + after[d])));
+      Expr a = after.get(d);
+      UserError.check(
+          before[d] >= 0 && !(a instanceof IntImm k && k.value() < 0),
+          "pad of '%s': negative amount",
+          x.name());
+      shape.add(
+          Simplifier.simplify(
+              a instanceof IntImm k
+                  ? x.shape().get(d).add(before[d] + k.value())
+                  : x.shape().get(d).add(before[d]).add(a)));
     }
     Expr fill = Elementwise.constant(x.dtype(), value);
     return computeN(
@@ -133,7 +158,7 @@ public final class Transform {
             if (before[d] > 0) {
               conds.add(i.get(d).ge(before[d]));
             }
-            if (after[d] > 0) {
+            if (!(after.get(d) instanceof IntImm k && k.value() == 0)) {
               conds.add(src.lt(x.shape().get(d)));
             }
           }

@@ -14,6 +14,7 @@ import dev.kernelgen.te.FloatImm;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
+import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 
@@ -191,39 +192,18 @@ public final class Winograd {
 
   /**
    * {@code input} with zeros around it, {@code padding}'s before each plane and up to {@code rows x
-   * cols} after (a tile grid's ragged last tiles): {@link Transform#pad} where the plane is
-   * constant, else the same select with symbolic bounds.
+   * cols} after (a tile grid's ragged last tiles; symbolic where the plane is).
    */
   private static Tensor paddedTiles(Tensor input, Padding padding, Expr rows, Expr cols) {
-    Expr h = input.shape().get(2);
-    Expr w = input.shape().get(3);
-    Expr afterH = Simplifier.simplify(rows.sub(h).sub(padding.top()));
-    Expr afterW = Simplifier.simplify(cols.sub(w).sub(padding.left()));
-    if (afterH instanceof IntImm ah && afterW instanceof IntImm aw) {
-      return Transform.rename(
-          Transform.pad(
-              input,
-              new int[] {0, 0, padding.top(), padding.left()},
-              new int[] {0, 0, (int) ah.value(), (int) aw.value()},
-              0),
-          "WinogradPadded");
-    }
-    Expr zero = new FloatImm(input.dtype(), 0);
-    return compute(
-        "WinogradPadded",
-        shape(
-            input.shape().get(0),
-            input.shape().get(1),
-            Simplifier.simplify(rows),
-            Simplifier.simplify(cols)),
-        (n, c, i, j) -> {
-          Expr y = i.sub(padding.top());
-          Expr x = j.sub(padding.left());
-          return select(
-              dev.kernelgen.te.TE.all(y.ge(0), y.lt(h), x.ge(0), x.lt(w)),
-              input.at(n, c, y, x),
-              zero);
-        });
+    Expr afterH = Simplifier.simplify(rows.sub(input.shape().get(2)).sub(padding.top()));
+    Expr afterW = Simplifier.simplify(cols.sub(input.shape().get(3)).sub(padding.left()));
+    return Transform.rename(
+        Transform.pad(
+            input,
+            new int[] {0, 0, padding.top(), padding.left()},
+            List.of(IntImm.of(0), IntImm.of(0), afterH, afterW),
+            0),
+        "WinogradPadded");
   }
 
   private static Expr expr(long v) {
