@@ -50,14 +50,14 @@ final class UnswitchCases extends StmtMutator {
 
   @Override
   public Stmt mutate(Stmt s) {
-    if (s instanceof For f
-        && f.threadTag() == null
-        && f.kind() != ForKind.VTHREAD
-        && invariantCase(f) != null
-        && size(f) <= MAX_NODES) {
+    Expr c =
+        s instanceof For f && f.threadTag() == null && f.kind() != ForKind.VTHREAD
+            ? invariantCase(f)
+            : null;
+    if (c != null && size(s) <= MAX_NODES) {
       int[] budget = {Math.min(MAX_COPIES - 1, splitsLeft)};
       int before = budget[0];
-      Stmt split = split(f, budget);
+      Stmt split = split(s, c, budget);
       if (split != null) {
         splitsLeft -= before - budget[0];
         return descend(split);
@@ -67,11 +67,11 @@ final class UnswitchCases extends StmtMutator {
   }
 
   /**
-   * {@code s} with its invariant cases decided before it: a tree of tests whose leaves are copies
-   * without those cases, spending one of {@code budget} per test; null where it runs out.
+   * {@code s} with its invariant case {@code c} (none: null) and those of its copies decided before
+   * it: a tree of tests whose leaves are copies without them, spending one of {@code budget} per
+   * test; null where it runs out.
    */
-  private Stmt split(Stmt s, int[] budget) {
-    Expr c = s instanceof For f ? invariantCase(f) : null;
+  private Stmt split(Stmt s, Expr c, int[] budget) {
     if (c == null) {
       return s;
     }
@@ -79,8 +79,10 @@ final class UnswitchCases extends StmtMutator {
       return null;
     }
     budget[0]--;
-    Stmt a = split(Simplifier.simplify(decide(s, c, true)), budget);
-    Stmt b = a == null ? null : split(Simplifier.simplify(decide(s, c, false)), budget);
+    Stmt yes = Simplifier.simplify(decide(s, c, true));
+    Stmt a = split(yes, invariantCase(yes), budget);
+    Stmt no = a == null ? null : Simplifier.simplify(decide(s, c, false));
+    Stmt b = a == null ? null : split(no, invariantCase(no), budget);
     if (b == null) {
       return null;
     }
@@ -97,8 +99,14 @@ final class UnswitchCases extends StmtMutator {
     return mutateStmtChildren(s);
   }
 
-  /** The first case test in {@code f}'s body that no variable bound inside {@code f} changes. */
-  private static Expr invariantCase(For f) {
+  /**
+   * The first case test in loop {@code s}'s body that no variable bound inside the loop changes;
+   * null for none or for a statement that is not a loop.
+   */
+  private static Expr invariantCase(Stmt s) {
+    if (!(s instanceof For f)) {
+      return null;
+    }
     Set<Var> inner = PartitionLoops.definedInside(f.body());
     inner.add(f.loopVar());
     Expr[] found = {null};
