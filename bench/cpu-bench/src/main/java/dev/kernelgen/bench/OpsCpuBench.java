@@ -331,32 +331,55 @@ public final class OpsCpuBench {
   }
 
   static Row conv(int n, int c, int h, int w, int f, WallClockTiming timing) throws Exception {
-    float[] x = random(4, (long) n * c * h * w);
-    float[] filter = random(5, (long) f * c * 9);
-    Tensor tx = placeholder("Input", FLOAT32, n, c, h, w);
-    Tensor tf = placeholder("Filter", FLOAT32, f, c, 3, 3);
-    Tensor y = Conv.conv2dNchw(tx, tf, 1, 1, new Padding(1, 1, 1, 1), 1);
-    Kernel k = compile("conv2d", OperatorDef.of(List.of(tx, tf), y));
-    try (OrtRunner ort =
-        new OrtRunner(
-            OpsOnnxModels.conv3x3(n, c, h, w, f, filter),
-            new long[] {n, c, h, w},
-            new long[] {n, f, h, w})) {
-      String name = "conv2d_" + n + "x" + c + "x" + h + "x" + w + "_f" + f;
-      double flops = 2.0 * n * f * h * w * c * 9;
-      return compare(name, flops, k, List.of(x, filter), (long) n * f * h * w, ort, x, timing);
-    }
+    return conv(
+        "conv2d_",
+        "conv2d",
+        (tx, tf) -> Conv.conv2dNchw(tx, tf, 1, 1, new Padding(1, 1, 1, 1), 1),
+        n,
+        c,
+        h,
+        w,
+        f,
+        timing);
   }
 
   static Row winograd(int m, int n, int c, int h, int w, int f, WallClockTiming timing)
+      throws Exception {
+    return conv(
+        "conv2d_winograd" + m + "_",
+        null,
+        (tx, tf) -> Winograd.conv2dNchw(tx, tf, new Padding(1, 1, 1, 1), m),
+        n,
+        c,
+        h,
+        w,
+        f,
+        timing);
+  }
+
+  /**
+   * The 3x3, stride-1, padding-1 convolution {@code op} of an [n, c, h, w] input by f filters
+   * against ONNX Runtime's Conv; its row named {@code prefix} and the shape, its kernel {@code
+   * kernel} (null: the row's name).
+   */
+  private static Row conv(
+      String prefix,
+      String kernel,
+      java.util.function.BinaryOperator<Tensor> op,
+      int n,
+      int c,
+      int h,
+      int w,
+      int f,
+      WallClockTiming timing)
       throws Exception {
     float[] x = random(4, (long) n * c * h * w);
     float[] filter = random(5, (long) f * c * 9);
     Tensor tx = placeholder("Input", FLOAT32, n, c, h, w);
     Tensor tf = placeholder("Filter", FLOAT32, f, c, 3, 3);
-    Tensor y = Winograd.conv2dNchw(tx, tf, new Padding(1, 1, 1, 1), m);
-    String name = "conv2d_winograd" + m + "_" + n + "x" + c + "x" + h + "x" + w + "_f" + f;
-    Kernel k = compile(name, OperatorDef.of(List.of(tx, tf), y));
+    Tensor y = op.apply(tx, tf);
+    String name = prefix + n + "x" + c + "x" + h + "x" + w + "_f" + f;
+    Kernel k = compile(kernel == null ? name : kernel, OperatorDef.of(List.of(tx, tf), y));
     try (OrtRunner ort =
         new OrtRunner(
             OpsOnnxModels.conv3x3(n, c, h, w, f, filter),
