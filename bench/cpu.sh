@@ -13,7 +13,7 @@ fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
 out=bench/results/cpu-latest.json
-# `bench/cpu.sh ops [OUT_JSON] [--quick] [--big] [--generated] [--only TEXT]`: the operator benchmark (matmul,
+# `bench/cpu.sh ops [OUT_JSON] [--quick] [--big] [--generated] [--only TEXT] [--conv NxCxHxWxF,...]`: the operator benchmark (matmul,
 # softmax, layer norm, conv2d: kernelgen's default C schedules, or with --generated the auto-scheduler's
 # untuned picks alone, vs ONNX Runtime), to ops-cpu-latest.json.
 main=dev.kernelgen.bench.CpuBench

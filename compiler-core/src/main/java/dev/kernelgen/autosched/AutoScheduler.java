@@ -45,6 +45,12 @@ public final class AutoScheduler {
   /** The naive floor. */
   public static final int NAIVE = 1;
 
+  /**
+   * The rules' sketch of the DAG rewritten by Winograd's F(2x2, 3x3) in place of its direct 3x3
+   * convolutions ({@link WinogradSketch}): offered where it has some, on every target but Java.
+   */
+  public static final int WINOGRAD = 2;
+
   /** The seed of the untuned pick's search: fixed, so that builds are reproducible. */
   static final long SEED = 0x5eedL;
 
@@ -111,6 +117,14 @@ public final class AutoScheduler {
     return generate(target, outputs, knobs, rules, preferred);
   }
 
+  /**
+   * Whether the untuned pick for {@code target} computes {@code outputs}' direct 3x3 convolutions
+   * by Winograd's F(2x2, 3x3) ({@link #WINOGRAD}, {@link WinogradSketch#pays}).
+   */
+  public static boolean takesWinograd(Target target, List<Tensor> outputs) {
+    return WinogradSketch.rewrite(target, outputs) != null && WinogradSketch.pays(target, outputs);
+  }
+
   /** The untuned pick's schedule of {@code outputs} for {@code target}. */
   public static Schedule untuned(Target target, List<Tensor> outputs) {
     return schedule(target, outputs, Knobs.defaults());
@@ -123,26 +137,52 @@ public final class AutoScheduler {
    * keeps the product, on GPUs where every tiled stage reduces with little reuse: {@link Climb}),
    * while the predicted cost drops; the pick is the first of that one and the best drawn that
    * lowers (ties: the earlier drawn), else the naive floor; on GPUs the naive floor also where the
-   * predictor ranks it at least as fast ({@link #naiveAtLeastAsFast}).
+   * predictor ranks it at least as fast ({@link #naiveAtLeastAsFast}). On C, where the DAG has a
+   * direct 3x3 convolution, the {@link #WINOGRAD} sketch is picked so too, and taken by {@link
+   * WinogradSketch#pays}; the configuration holds both picks.
    */
   public static Configuration untunedConfig(
       Target target, List<Tensor> outputs, List<SketchRule> rules, Predictor predictor) {
     ConfigSpace space = new ConfigSpace(spaceOf(target, outputs, rules));
-    Random r = new Random(SEED);
-    List<Configuration> drawn = new ArrayList<>();
-    drawn.add(withSketch(space.defaults(), RULES));
-    for (int k = 0; k < DRAWS && space.size() > 1; k++) {
-      Configuration c = withSketch(space.random(r), RULES);
-      if (!drawn.contains(c)) {
-        drawn.add(c);
-      }
-    }
-    record Scored(Configuration config, double cost, int order) {}
     // The climb offers the same configuration again (each knob's current value, each round): a
     // configuration is built and weighed once.
     Map<String, Double> costs = new HashMap<>();
     ToDoubleFunction<Configuration> costOf =
         c -> costs.computeIfAbsent(c.key(), k -> score(target, outputs, c, rules, predictor));
+    // Each sketch is searched over its own knobs (the others keep their first choice).
+    ConfigSpace direct = WinogradSketch.knobsOf(space, false);
+    Configuration pick = pick(target, outputs, rules, predictor, direct, RULES, costOf);
+    if (direct != space) {
+      // The Winograd sketch's knobs: picked on C, at their defaults elsewhere.
+      ConfigSpace rewritten = WinogradSketch.knobsOf(space, true);
+      Configuration w =
+          target == Target.C
+              ? pick(target, outputs, rules, predictor, rewritten, WINOGRAD, costOf)
+              : space.defaults();
+      return WinogradSketch.merged(space, pick, w, WinogradSketch.pays(target, outputs));
+    }
+    return pick;
+  }
+
+  /** The untuned pick of {@code sketch} over {@code space} ({@link #untunedConfig}). */
+  private static Configuration pick(
+      Target target,
+      List<Tensor> outputs,
+      List<SketchRule> rules,
+      Predictor predictor,
+      ConfigSpace space,
+      int sketch,
+      ToDoubleFunction<Configuration> costOf) {
+    Random r = new Random(SEED);
+    List<Configuration> drawn = new ArrayList<>();
+    drawn.add(withSketch(space.defaults(), sketch));
+    for (int k = 0; k < DRAWS && space.size() > 1; k++) {
+      Configuration c = withSketch(space.random(r), sketch);
+      if (!drawn.contains(c)) {
+        drawn.add(c);
+      }
+    }
+    record Scored(Configuration config, double cost, int order) {}
     List<Scored> scored = new ArrayList<>();
     for (int k = 0; k < drawn.size(); k++) {
       double cost = costOf.applyAsDouble(drawn.get(k));
@@ -168,7 +208,7 @@ public final class AutoScheduler {
         break;
       }
       repaired++;
-      Configuration c = shrinkToFit(space, x.config(), costOf, fits);
+      Configuration c = Climb.shrinkToFit(space, x.config(), costOf, fits);
       if (c != null && (start == null || costOf.applyAsDouble(c) < start.cost())) {
         start = new Scored(c, costOf.applyAsDouble(c), x.order());
       }
@@ -189,47 +229,8 @@ public final class AutoScheduler {
     return withSketch(space.defaults(), NAIVE);
   }
 
-  /** The drawn configurations that do not fit shrunk by {@link #shrinkToFit}, at most. */
+  /** The drawn configurations that do not fit shrunk by {@link Climb#shrinkToFit}, at most. */
   static final int REPAIRS = 3;
-
-  /**
-   * {@code c} with one knob at a time halved (the cheapest such move by the predicted cost) until
-   * it fits, in at most {@value #REPAIR_STEPS} moves; null where it does not come to fit.
-   */
-  private static Configuration shrinkToFit(
-      ConfigSpace space,
-      Configuration c,
-      ToDoubleFunction<Configuration> costOf,
-      java.util.function.Predicate<Configuration> fits) {
-    for (int step = 0; step < REPAIR_STEPS; step++) {
-      if (fits.test(c)) {
-        return c;
-      }
-      Configuration next = null;
-      double nextCost = Double.POSITIVE_INFINITY;
-      for (var knob : space.knobs().entrySet()) {
-        int v = c.values().get(knob.getKey());
-        if (knob.getKey().equals(SKETCH) || v % 2 != 0 || !knob.getValue().contains(v / 2)) {
-          continue;
-        }
-        Map<String, Integer> m = new TreeMap<>(c.values());
-        m.put(knob.getKey(), v / 2);
-        Configuration h = Configuration.of(m);
-        double cost = costOf.applyAsDouble(h);
-        if (!Double.isNaN(cost) && cost < nextCost) {
-          next = h;
-          nextCost = cost;
-        }
-      }
-      if (next == null) {
-        return null;
-      }
-      c = next;
-    }
-    return fits.test(c) ? c : null;
-  }
-
-  static final int REPAIR_STEPS = 6;
 
   /**
    * Whether the naive kernel skips work a tiling does (a reduction masked by its output's indices:
@@ -369,36 +370,58 @@ public final class AutoScheduler {
       List<SketchRule> rules,
       Map<String, Integer> preferred) {
     SketchState state = new SketchState(Schedule.create(outputs), target, knobs, preferred);
-    int sketch = state.knob(SKETCH, RULES, NAIVE);
-    if (sketch == NAIVE) {
+    List<Tensor> winograd = WinogradSketch.rewrite(target, outputs);
+    int sketch =
+        winograd == null
+            ? state.knob(SKETCH, RULES, NAIVE)
+            : state.knob(SKETCH, RULES, NAIVE, WINOGRAD);
+    if (sketch != RULES) {
       state.declareOnly();
     }
-    try {
-      derive(state, rules);
-    } catch (UserError e) {
-      if (sketch == RULES) {
-        throw e;
+    derive(state, rules, sketch == RULES);
+    SketchState alt = null;
+    if (winograd != null) {
+      // The rewritten DAG's knobs are in the space whatever the sketch, under their own names.
+      alt =
+          new SketchState(
+              Schedule.rewritten(outputs, winograd),
+              target,
+              knobs,
+              preferred,
+              WinogradSketch.KNOBS);
+      if (sketch != WINOGRAD) {
+        alt.declareOnly();
       }
+      derive(alt, rules, sketch == WINOGRAD);
     }
-    if (sketch == NAIVE) {
-      return new Built(NaiveSchedule.of(target, outputs), state.notes());
-    }
-    return new Built(state.schedule(), state.notes());
+    return switch (sketch) {
+      case NAIVE -> new Built(NaiveSchedule.of(target, outputs), state.notes());
+      case WINOGRAD -> new Built(alt.schedule(), alt.notes());
+      default -> new Built(state.schedule(), state.notes());
+    };
   }
 
-  /** Runs each rule, in order, over the stages not yet done, consumers first. */
-  private static void derive(SketchState state, List<SketchRule> rules) {
-    for (SketchRule rule : rules) {
-      List<Stage> stages = List.copyOf(state.schedule().stages());
-      for (int k = stages.size() - 1; k >= 0; k--) {
-        Stage st = stages.get(k);
-        if (st.isPlaceholder()
-            || state.isDone(st)
-            || st.attachType() != AttachType.ROOT
-            || !rule.applies(state, st)) {
-          continue;
+  /**
+   * Runs each rule, in order, over the stages not yet done, consumers first; where {@code taken} is
+   * false (another sketch is built, these knobs only declared), a rule that gives up ends the run.
+   */
+  private static void derive(SketchState state, List<SketchRule> rules, boolean taken) {
+    try {
+      for (SketchRule rule : rules) {
+        List<Stage> stages = List.copyOf(state.schedule().stages());
+        for (int k = stages.size() - 1; k >= 0; k--) {
+          Stage st = stages.get(k);
+          if (!st.isPlaceholder()
+              && !state.isDone(st)
+              && st.attachType() == AttachType.ROOT
+              && rule.applies(state, st)) {
+            rule.apply(state, st);
+          }
         }
-        rule.apply(state, st);
+      }
+    } catch (UserError e) {
+      if (taken) {
+        throw e;
       }
     }
   }

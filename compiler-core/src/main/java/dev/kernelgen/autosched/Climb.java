@@ -124,4 +124,45 @@ final class Climb {
       improved = true;
     }
   }
+
+  /**
+   * {@code c} with one knob at a time halved (the cheapest such move by the predicted cost) until
+   * it fits, in at most {@value #REPAIR_STEPS} moves; null where it does not come to fit.
+   */
+  static Configuration shrinkToFit(
+      ConfigSpace space,
+      Configuration c,
+      ToDoubleFunction<Configuration> costOf,
+      java.util.function.Predicate<Configuration> fits) {
+    for (int step = 0; step < REPAIR_STEPS; step++) {
+      if (fits.test(c)) {
+        return c;
+      }
+      Configuration next = null;
+      double nextCost = Double.POSITIVE_INFINITY;
+      for (var knob : space.knobs().entrySet()) {
+        int v = c.values().get(knob.getKey());
+        if (knob.getKey().equals(AutoScheduler.SKETCH)
+            || v % 2 != 0
+            || !knob.getValue().contains(v / 2)) {
+          continue;
+        }
+        Map<String, Integer> m = new TreeMap<>(c.values());
+        m.put(knob.getKey(), v / 2);
+        Configuration h = Configuration.of(m);
+        double cost = costOf.applyAsDouble(h);
+        if (!Double.isNaN(cost) && cost < nextCost) {
+          next = h;
+          nextCost = cost;
+        }
+      }
+      if (next == null) {
+        return null;
+      }
+      c = next;
+    }
+    return fits.test(c) ? c : null;
+  }
+
+  static final int REPAIR_STEPS = 6;
 }

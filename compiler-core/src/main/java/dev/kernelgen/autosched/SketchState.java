@@ -23,11 +23,24 @@ public final class SketchState {
   private final Map<String, Double> notes = new LinkedHashMap<>();
   private boolean declaring;
 
+  /** Before every knob's name: an alternative DAG's ({@link AutoScheduler#WINOGRAD}), else "". */
+  private final String prefix;
+
   SketchState(Schedule schedule, Target target, Knobs knobs, Map<String, Integer> preferred) {
+    this(schedule, target, knobs, preferred, "");
+  }
+
+  SketchState(
+      Schedule schedule,
+      Target target,
+      Knobs knobs,
+      Map<String, Integer> preferred,
+      String prefix) {
     this.schedule = schedule;
     this.target = target;
     this.knobs = knobs;
     this.preferred = preferred;
+    this.prefix = prefix;
   }
 
   public Schedule schedule() {
@@ -61,6 +74,7 @@ public final class SketchState {
 
   /** A knob of the whole operator: see {@link #knob(Stage, String, int...)}. */
   public int knob(String name, int... choices) {
+    name = prefix + name;
     choices = preferredFirst(name, choices);
     return declaring ? knobs.declare(name, choices) : knobs.knob(name, choices);
   }
@@ -71,7 +85,7 @@ public final class SketchState {
    * known to build the same schedule.
    */
   public void declare(Stage st, String name, int... choices) {
-    String n = KnobNames.of(st, name);
+    String n = prefix + KnobNames.of(st, name);
     knobs.declare(n, preferredFirst(n, choices));
   }
 

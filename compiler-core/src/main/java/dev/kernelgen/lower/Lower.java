@@ -199,17 +199,19 @@ public final class Lower {
     needed.addAll(schedule.outputs());
     Map<Tensor, Buffer> params = new LinkedHashMap<>();
     Set<String> names = new HashSet<>();
-    for (Tensor t : args) {
+    for (Tensor arg : args) {
+      // The tensor that computes the argument: another one where the DAG was rewritten.
+      Tensor t = schedule.computed(arg);
       UserError.check(
           needed.contains(t),
           "argument '%s' is neither an input nor an output of the operator (inputs: %s, outputs:"
               + " %s)",
-          t.name(),
+          arg.name(),
           schedule.inputs(),
           schedule.outputs());
-      UserError.check(params.put(t, null) == null, "argument '%s' is listed twice", t.name());
-      UserError.check(names.add(t.name()), "two arguments are named '%s'", t.name());
-      params.put(t, new Buffer(t.name(), t.dtype(), MemoryScope.GLOBAL, t.shape()));
+      UserError.check(params.put(t, null) == null, "argument '%s' is listed twice", arg.name());
+      UserError.check(names.add(arg.name()), "two arguments are named '%s'", arg.name());
+      params.put(t, new Buffer(arg.name(), t.dtype(), MemoryScope.GLOBAL, t.shape()));
     }
     for (Tensor t : needed) {
       UserError.check(

@@ -1,16 +1,14 @@
 package dev.kernelgen.schedule;
 
-import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.FreeVars;
-import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Range;
-import dev.kernelgen.te.Reduce;
 import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
@@ -33,6 +31,9 @@ public final class Schedule {
   private final List<Stage> stages = new ArrayList<>();
   private final Map<Tensor, Stage> stageOf = new HashMap<>();
   private final Trace trace = new Trace();
+
+  /** The operator's outputs that a rewritten DAG computes by other tensors ({@link #rewritten}). */
+  private final Map<Tensor, Tensor> computedFor = new java.util.IdentityHashMap<>();
 
   private Schedule(List<Tensor> outputs) {
     this.outputs = List.copyOf(outputs);
@@ -77,6 +78,34 @@ public final class Schedule {
 
   public static Schedule create(List<Tensor> outputs) {
     return create(outputs.toArray(Tensor[]::new));
+  }
+
+  /**
+   * The default schedule of a rewrite of an operator's DAG (another algorithm: {@code algo}):
+   * {@code computed.get(k)} computes output {@code outputs.get(k)} (its shape and dtype), and
+   * lowering binds that output's argument to it ({@link #computed}).
+   */
+  public static Schedule rewritten(List<Tensor> outputs, List<Tensor> computed) {
+    Schedule s = create(computed);
+    for (int k = 0; k < outputs.size(); k++) {
+      Tensor o = outputs.get(k);
+      Tensor c = computed.get(k);
+      CompilerBug.check(
+          o.dtype() == c.dtype() && o.shape().equals(c.shape()),
+          "rewrite: '%s' computed by '%s' of another shape or dtype",
+          o.name(),
+          c.name());
+      s.computedFor.put(o, c);
+    }
+    return s;
+  }
+
+  /**
+   * The tensor this schedule computes for the operator's tensor {@code t}: {@code t} itself unless
+   * the schedule is of a rewritten DAG ({@link #rewritten}).
+   */
+  public Tensor computed(Tensor t) {
+    return computedFor.getOrDefault(t, t);
   }
 
   public List<Tensor> outputs() {
@@ -275,7 +304,7 @@ public final class Schedule {
    * t.rf}; it must come before {@code t}'s loops are split, fused or reordered.
    */
   public Tensor rfactor(Tensor t, IterVar k, int factor) {
-    return rfactor(t, k, factor, false);
+    return Rfactor.apply(this, t, k, factor, false);
   }
 
   /**
@@ -286,80 +315,11 @@ public final class Schedule {
    * its own chunk, the chunk's reduction in vector lanes.
    */
   public Tensor rfactorParts(Tensor t, IterVar k, int parts) {
-    return rfactor(t, k, parts, true);
-  }
-
-  private Tensor rfactor(Tensor t, IterVar k, int factor, boolean parts) {
-    String primitive = parts ? "rfactor_parts" : "rfactor";
-    Stage s = stage(t);
-    UserError.check(
-        !s.isPlaceholder() && s.body() instanceof Reduce,
-        "%s of '%s': it is not a reduction",
-        primitive,
-        t.name());
-    Reduce r = (Reduce) s.body();
-    UserError.check(
-        r.axes().contains(k),
-        "%s of '%s' over '%s', which is not one of its reduce axes %s",
-        primitive,
-        t.name(),
-        k.name(),
-        r.axes());
-    UserError.check(
-        factor >= 2,
-        "%s of '%s' by %d: the factor must be at least 2",
-        primitive,
-        t.name(),
-        factor);
-    checkUntransformed(s, primitive);
-    ComputeOp op = (ComputeOp) t.op();
-    Expr extent = k.dom().extent();
-    // Fresh copies of t's axes, then the partial results' axis.
-    IterVar ki =
-        new IterVar(
-            new Var(k.name() + (parts ? ".part" : ".inner"), k.var().dtype()),
-            Range.of(0, factor),
-            IterVar.Kind.DATA_PAR);
-    Map<Var, Expr> fresh = new HashMap<>();
-    List<IterVar> axis = freshAxes(op, fresh);
-    axis.add(ki);
-    Expr steps = Simplifier.simplify(extent.add(factor - 1).floordiv(factor));
-    IterVar ko = TE.reduceAxis(steps, k.name() + (parts ? ".chunk" : ".outer"));
-    // inner: the offset in k; ragged when the factor does not divide the extent.
-    Expr inner = parts ? ki.var().mul(steps).add(ko.var()) : ko.var().mul(factor).add(ki.var());
-    fresh.put(k.var(), Simplifier.simplify(k.dom().min().add(inner)));
-    List<IterVar> reduceAxes = new ArrayList<>();
-    for (IterVar a : r.axes()) {
-      reduceAxes.add(a == k ? ko : a);
-    }
-    Expr condition = Substitute.apply(r.condition(), fresh);
-    boolean ragged = !(extent instanceof IntImm e && e.value() % factor == 0);
-    if (ragged) {
-      condition = condition.and(inner.lt(extent));
-    }
-    condition = Simplifier.simplify(condition);
-    String name = uniqueName(t.name() + ".rf");
-    Tensor rf =
-        new ComputeOp(
-                name,
-                axis,
-                new Reduce(
-                    r.combiner(), Substitute.apply(r.source(), fresh), reduceAxes, condition),
-                op.tag())
-            .output();
-    insertBefore(s, rf);
-    IterVar kr = TE.reduceAxis(factor, k.name() + ".rf");
-    List<Expr> at = new ArrayList<>();
-    op.axis().forEach(iv -> at.add(iv.var()));
-    at.add(kr.var());
-    s.setBody(new Reduce(r.combiner(), TensorRead.of(rf, at), List.of(kr), TE.expr(true)));
-    s.replaceReduceAxes(List.of(kr));
-    trace.record(s, primitive, k.name(), Integer.toString(factor));
-    return rf;
+    return Rfactor.apply(this, t, k, parts, true);
   }
 
   /** A primitive that rewrites {@code s}'s computation must come before its loops change. */
-  private static void checkUntransformed(Stage s, String primitive) {
+  static void checkUntransformed(Stage s, String primitive) {
     UserError.check(
         s.relations().isEmpty() && s.leafIterVars().equals(s.rootIterVars()),
         "%s of '%s' must come before its loops are split, fused or reordered",
@@ -371,7 +331,7 @@ public final class Schedule {
    * Copies of {@code op}'s axes over fresh variables, for a new stage computing what it computes;
    * {@code fresh} receives each old variable's replacement.
    */
-  private static List<IterVar> freshAxes(ComputeOp op, Map<Var, Expr> fresh) {
+  static List<IterVar> freshAxes(ComputeOp op, Map<Var, Expr> fresh) {
     List<IterVar> axis = new ArrayList<>();
     for (IterVar iv : op.axis()) {
       Var v = new Var(iv.name(), iv.var().dtype());
@@ -381,7 +341,7 @@ public final class Schedule {
     return axis;
   }
 
-  private String uniqueName(String base) {
+  String uniqueName(String base) {
     String name = base;
     for (int k = 1; nameTaken(name); k++) {
       name = base + k;
@@ -400,7 +360,7 @@ public final class Schedule {
     return s;
   }
 
-  private Stage insertBefore(Stage anchor, Tensor t) {
+  Stage insertBefore(Stage anchor, Tensor t) {
     Stage s = new Stage(this, t);
     stages.add(stages.indexOf(anchor), s);
     stageOf.put(t, s);

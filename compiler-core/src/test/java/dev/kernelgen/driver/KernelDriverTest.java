@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.testing.JavaSourceCompiler;
@@ -140,6 +141,22 @@ class KernelDriverTest {
         .content()
         .contains("__kernel void rowSum(")
         .contains("__kernel void add_n1024(");
+  }
+
+  @Test
+  void aLibraryConvolutionOnCIsComputedByWinogradWhereThePickTakesIt() throws Exception {
+    LibraryModel m =
+        KernelDriver.generate(request(Specs.ConvLayer.class, Target.C, Target.JAVA).build()).get(0);
+    var builds = m.operators().get(0).variants().get(0).builds();
+    LibraryModel.Build c = builds.get(Target.C);
+    // The generated schedule, not the template: its sketch is the rewritten DAG's.
+    assertThat(c.knobs()).containsEntry(AutoScheduler.SKETCH, AutoScheduler.WINOGRAD);
+    assertThat(c.trace()).anyMatch(l -> l.contains("WinogradProduct"));
+    // Java has no Winograd sketch: its kernel is the direct convolution's.
+    assertThat(builds.get(Target.JAVA).knobs())
+        .doesNotContainEntry(AutoScheduler.SKETCH, AutoScheduler.WINOGRAD);
+    Path dir = tmp.resolve("resources/META-INF/kernels/ConvKernels");
+    assertThat(Files.readString(dir.resolve("c/ConvKernels.c"))).contains("WinogradProduct");
   }
 
   @Test

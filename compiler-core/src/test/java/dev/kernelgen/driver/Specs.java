@@ -24,6 +24,24 @@ import java.util.List;
 final class Specs {
   private Specs() {}
 
+  /**
+   * A library conv2d with a ReLU after it, on a plane and channel count where the untuned C pick
+   * computes it by Winograd's F(2x2, 3x3).
+   */
+  @KernelLibrary(name = "ConvKernels")
+  static final class ConvLayer {
+    @Operator
+    public static OperatorDef conv() {
+      Tensor x = placeholder("x", FLOAT32, 1, 32, 46, 46);
+      Tensor w = placeholder("w", FLOAT32, 32, 32, 3, 3);
+      return OperatorDef.of(
+          List.of(x, w),
+          dev.kernelgen.topi.Topi.relu(
+              dev.kernelgen.topi.Topi.conv2dNchw(
+                  x, w, 1, 1, new dev.kernelgen.topi.Padding(1, 1, 1, 1), 1)));
+    }
+  }
+
   /** Vector add (with a specialization) and a row sum, for every target. */
   @KernelLibrary(name = "SmallKernels")
   static final class Small {

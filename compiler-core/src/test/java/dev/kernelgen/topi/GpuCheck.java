@@ -26,21 +26,31 @@ public final class GpuCheck {
 
   /** Checks the kernels of both index widths where dims are symbolic, as the driver builds them. */
   public static void check(Schedule s, Map<Var, Long> dims) {
-    if (!dims.isEmpty()) {
-      check(s, dims, IndexWidth.NARROW);
-    }
-    check(s, dims, IndexWidth.WIDE);
+    check(s, s.outputs(), dims);
   }
 
-  private static void check(Schedule s, Map<Var, Long> dims, IndexWidth width) {
+  /**
+   * As above, for a schedule that computes the operator's {@code outputs} (those of its definition,
+   * which the oracle evaluates, where the schedule is of a rewritten DAG: {@code
+   * Schedule.rewritten}).
+   */
+  public static void check(Schedule s, List<Tensor> outputs, Map<Var, Long> dims) {
+    if (!dims.isEmpty()) {
+      check(s, outputs, dims, IndexWidth.NARROW);
+    }
+    check(s, outputs, dims, IndexWidth.WIDE);
+  }
+
+  private static void check(
+      Schedule s, List<Tensor> results, Map<Var, Long> dims, IndexWidth width) {
     List<Tensor> args = new ArrayList<>(s.inputs());
-    args.addAll(s.outputs());
+    args.addAll(results);
     Map<Tensor, NDArray> inputs = new LinkedHashMap<>();
     long seed = 3;
     for (Tensor t : s.inputs()) {
       inputs.put(t, NDArray.random(t.dtype(), seed++, Check.shape(t, dims)));
     }
-    Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(s.outputs(), inputs, dims);
+    Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(results, inputs, dims);
     PrimFunc f = Lower.lower(s, "gpu_check", args, Target.CUDA, width, null);
     Map<Tensor, NDArray> outputs = new HashMap<>();
     List<NDArray> buffers = new ArrayList<>();
@@ -60,7 +70,7 @@ public final class GpuCheck {
     } catch (RuntimeException | Error e) {
       throw new AssertionError("the IR interpreter failed on\n" + f, e);
     }
-    for (Tensor t : s.outputs()) {
+    for (Tensor t : results) {
       String diff = NDArray.compare(expected.get(t), outputs.get(t), 1e-4, 1e-4);
       if (diff != null) {
         throw new AssertionError("output '" + t.name() + "' differs: " + diff + "\n" + f);

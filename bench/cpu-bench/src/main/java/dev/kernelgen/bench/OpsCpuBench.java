@@ -61,12 +61,13 @@ import java.util.Set;
  * conv + batch norm + swish sample through its launcher ({@link ConvBnSwishCpu}). Each pair is
  * checked to agree before it is timed.
  *
- * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--generated] [--only TEXT] [OUT_JSON]}; {@code
- * OUT_JSON} defaults to {@value #DEFAULT_OUT}. {@code --generated} takes every operator's schedule
- * from the auto-scheduler's untuned pick, no library template. {@code -Dops.knob.NAME=VALUE} sets a
- * knob of the schedules that have it (for example {@code -Dops.knob.tile_f=8}); {@code
- * -Dops.dump=DIR} writes the generated C there. The 4096 matmul (137 GFLOP per run) is measured
- * only with {@code --big}, once per implementation.
+ * <p>Usage: {@code OpsCpuBench [--quick] [--big] [--generated] [--only TEXT] [--conv
+ * NxCxHxWxF[,...]] [OUT_JSON]}; {@code OUT_JSON} defaults to {@value #DEFAULT_OUT}; {@code --conv}
+ * adds 3x3 convolutions of those shapes (padding 1, stride 1) to the rows. {@code --generated}
+ * takes every operator's schedule from the auto-scheduler's untuned pick, no library template.
+ * {@code -Dops.knob.NAME=VALUE} sets a knob of the schedules that have it (for example {@code
+ * -Dops.knob.tile_f=8}); {@code -Dops.dump=DIR} writes the generated C there. The 4096 matmul (137
+ * GFLOP per run) is measured only with {@code --big}, once per implementation.
  */
 public final class OpsCpuBench {
   public static final String DEFAULT_OUT = "bench/results/ops-cpu-latest.json";
@@ -114,6 +115,7 @@ public final class OpsCpuBench {
     WallClockTiming timing = WallClockTiming.DEFAULT;
     boolean big = false;
     String only = null;
+    List<int[]> convs = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> timing = new WallClockTiming(20_000_000L, 200_000_000L, 3, 20);
@@ -122,6 +124,7 @@ public final class OpsCpuBench {
         case "--generated" -> generated = true;
         case "--tuned" -> tunedLog = Path.of(args[++i]);
         case "--seconds" -> tuneSeconds = Integer.parseInt(args[++i]);
+        case "--conv" -> convs.addAll(convShapes(args[++i]));
         default -> out = Path.of(args[i]);
       }
     }
@@ -179,6 +182,9 @@ public final class OpsCpuBench {
     }
     if (only == null || "conv2d_winograd2_32x64x56x56_f64".contains(only)) {
       rows.add(winograd(2, 32, 64, 56, 56, 64, slow(timing)));
+    }
+    for (int[] d : convs) {
+      rows.add(conv(d[0], d[1], d[2], d[3], d[4], d[0] > 4 ? slow(timing) : timing));
     }
     if (only != null && "conv2d_winograd4_1x64x56x56_f64".contains(only)) {
       rows.add(winograd(4, 1, 64, 56, 56, 64, timing));
@@ -328,6 +334,22 @@ public final class OpsCpuBench {
           x,
           timing);
     }
+  }
+
+  /**
+   * {@code --conv}'s shapes: {@code NxCxHxWxF[,...]}, 3x3 convolutions of [N,C,H,W] by F filters.
+   */
+  static List<int[]> convShapes(String arg) {
+    List<int[]> out = new ArrayList<>();
+    for (String s : arg.split(",")) {
+      String[] d = s.split("x");
+      if (d.length != 5) {
+        throw new IllegalArgumentException(
+            "--conv " + s + ": expected NxCxHxWxF (batch, channels, height, width, filters)");
+      }
+      out.add(java.util.Arrays.stream(d).mapToInt(Integer::parseInt).toArray());
+    }
+    return out;
   }
 
   static Row conv(int n, int c, int h, int w, int f, WallClockTiming timing) throws Exception {
