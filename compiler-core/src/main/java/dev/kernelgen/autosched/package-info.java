@@ -21,7 +21,10 @@
  * elementwise (parallel and vectorized, or a thread per element; in tiles staged through a local or
  * shared buffer where it reads an operand transposed, {@code TransposeTiles}; on C in phases of the
  * columns where its reads divide them, {@code CpuColumnPhases}). A second sketch is the naive floor
- * ({@code NaiveSchedule}), so that the space always holds it.
+ * ({@code NaiveSchedule}), so that the space always holds it. A third, where the DAG has a direct
+ * 3x3 stride-1 convolution (the library's or a user's own loop), is the same rules over the DAG
+ * rewritten to compute it by Winograd's F(2x2, 3x3) ({@code algo.ConvRewrite}, {@code
+ * WinogradSketch}): the tuner races the algorithms like any knob.
  *
  * <p><b>Annotation.</b> Tile sizes, thread counts, staging and the sketch are knobs ({@link
  * dev.kernelgen.spec.Knobs}): a generated schedule is a function (operator, target, knobs) to

@@ -104,7 +104,9 @@ public final class KernelDriver {
    * pick is not it, so that no search ends slower than the floor either (the pick of a user's LRN
    * ran 9.5 us against its naive kernel's 7.8 on an H100); none for a template's or a schedule
    * method's space. (Not on CPUs: there the floor is the loop nest run serially, which a search at
-   * a large shape would wait seconds or minutes for, and every pick measured beat it.)
+   * a large shape would wait seconds or minutes for, and every pick measured beat it.) Where the
+   * DAG has a direct 3x3 convolution, also the other algorithm's pick (direct or Winograd's, {@link
+   * AutoScheduler#WINOGRAD}), so that the search races the two from their best guesses.
    */
   public static List<Configuration> firstCandidates(TuningTask task) {
     if (!generatedSchedules(task)) {
@@ -114,12 +116,26 @@ public final class KernelDriver {
         AutoScheduler.untunedConfig(
             task.target(), task.def().outputs(), SketchRules.defaults(), new AnalyticPredictor());
     boolean gpu = task.target() == Target.CUDA || task.target() == Target.OPENCL;
-    if (!gpu || pick.values().getOrDefault(AutoScheduler.SKETCH, 0) == AutoScheduler.NAIVE) {
-      return List.of(pick);
+    int chosen = pick.values().getOrDefault(AutoScheduler.SKETCH, AutoScheduler.RULES);
+    // The other algorithm's pick where there is one (the configuration holds both), and on GPUs
+    // the naive floor.
+    List<Integer> others = new ArrayList<>();
+    if (task.space()
+        .knobs()
+        .getOrDefault(AutoScheduler.SKETCH, List.of())
+        .contains(AutoScheduler.WINOGRAD)) {
+      others.add(chosen == AutoScheduler.WINOGRAD ? AutoScheduler.RULES : AutoScheduler.WINOGRAD);
     }
-    Map<String, Integer> floor = new TreeMap<>(pick.values());
-    floor.put(AutoScheduler.SKETCH, AutoScheduler.NAIVE);
-    return List.of(pick, Configuration.of(floor));
+    if (gpu && chosen != AutoScheduler.NAIVE) {
+      others.add(AutoScheduler.NAIVE);
+    }
+    List<Configuration> first = new ArrayList<>(List.of(pick));
+    for (int sketch : others) {
+      Map<String, Integer> v = new TreeMap<>(pick.values());
+      v.put(AutoScheduler.SKETCH, sketch);
+      first.add(Configuration.of(v));
+    }
+    return first;
   }
 
   /** {@code META-INF/kernels/<library>}: where a library's kernels lie among the resources. */

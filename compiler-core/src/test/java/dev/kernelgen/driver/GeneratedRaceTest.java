@@ -97,6 +97,37 @@ class GeneratedRaceTest {
                         Map.of(AutoScheduler.SKETCH, AutoScheduler.NAIVE)))));
   }
 
+  @Test
+  void aConvolutionsSearchMeasuresBothAlgorithmsPicksFirst() {
+    // The library conv2d on C where the untuned pick is Winograd's: its default schedule is the
+    // generated one, whose search starts from that pick and from the direct convolution's.
+    GenerateRequest conv =
+        GenerateRequest.builder()
+            .spec(Specs.ConvLayer.class)
+            .targets(EnumSet.of(Target.C))
+            .resourcesDir(tmp.resolve("resources"))
+            .log(s -> {})
+            .build();
+    TuningTask task = KernelDriver.tuningTasks(conv, true).get(0);
+    assertThat(KernelDriver.generatedSchedules(task)).isTrue();
+    List<Configuration> first = KernelDriver.firstCandidates(task);
+    assertThat(first).hasSize(2);
+    assertThat(first.get(0).values()).containsEntry(AutoScheduler.SKETCH, AutoScheduler.WINOGRAD);
+    assertThat(first.get(1).values()).containsEntry(AutoScheduler.SKETCH, AutoScheduler.RULES);
+    for (Configuration c : first) {
+      assertThat(task.space().contains(c)).isTrue();
+    }
+    // The direct candidate is the direct sketch's own pick, not its defaults.
+    assertThat(TuningTask.trace(task.schedule(first.get(1))))
+        .isEqualTo(
+            TuningTask.trace(
+                AutoScheduler.schedule(
+                    Target.C,
+                    task.def().outputs(),
+                    dev.kernelgen.spec.Knobs.configured(
+                        Map.of(AutoScheduler.SKETCH, AutoScheduler.RULES)))));
+  }
+
   private static TuningRecord rec(Configuration c, double us) {
     return new TuningRecord(
         "SmallKernels/add",
