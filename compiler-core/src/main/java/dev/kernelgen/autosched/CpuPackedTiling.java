@@ -159,6 +159,37 @@ final class CpuPackedTiling {
     return true;
   }
 
+  /**
+   * The most rows (the product of the extents of the first two axes beside the packed one) where
+   * {@link #parallelOverV} may hold: fewer than two tasks per core of the predictor's machine.
+   */
+  static final long FEW_ROWS = 2L * AnalyticPredictor.CORES;
+
+  /**
+   * Whether the tiles of the packed axis {@code v}, where a weight is packed along it, run in
+   * parallel, each task packing its own panel and covering every row: where the first two other
+   * axes have fewer than {@value #FEW_ROWS} points and {@code v} at least two vectors (ResNet's
+   * last convolutions: 7 or 14 rows of one image; a vector times a matrix: one row). Run in
+   * parallel instead, few rows leave cores idle, a parallel region is entered per tile of {@code
+   * v}, and each row tile streams the weight's panel again, from memory once it is past L2 (noted
+   * for the predictor here). Untuned picks, 2-core Zen 4, us: [1,512,7,7]x512 3778 -> 1343,
+   * [1,256,14,14]x256 1645 -> 1110, [1,128,14,14]x128 364 -> 279, [1,64,14,14]x64 96 -> 82,
+   * [1,256,7,7]x128 300 -> 165.
+   */
+  static boolean parallelOverV(Stage local, int v) {
+    long rows = 1;
+    int counted = 0;
+    for (int d = 0; d < local.axis().size() && counted < 2; d++) {
+      if (d != v) {
+        long e = ComputeDag.extent(local.axis(d));
+        rows *= e > 0 ? e : FEW_ROWS;
+        counted++;
+      }
+    }
+    long vectors = ComputeDag.extent(local.axis(v)) / MIN_VECTOR_EXTENT;
+    return counted > 0 && rows < FEW_ROWS && vectors >= 2;
+  }
+
   static void apply(SketchState state, Stage red, Stage tiled, Stage local, int v, int[] tiles) {
     Schedule s = state.schedule();
     int n = tiles.length;
@@ -176,18 +207,19 @@ final class CpuPackedTiling {
         others.add(d);
       }
     }
-    int parallelAxes = Math.min(2, others.size());
-    // The tiles of v go outermost only where a weight is packed per tile (the panel is then shared
-    // by every task); with nothing packed they go inside the task, so that what the task
-    // materializes (the padded rows) is computed once per task, not once per task and tile of v in
-    // a parallel region each: a 3x3 depthwise over [1,64,56,56] ran 104 us with 7 such regions,
-    // against 72 us for its naive loops (2-core Zen 4).
     Var vv = local.axis(v).var();
     Map<Tensor, List<List<Expr>>> reads = ComputeDag.directReads(local);
     boolean packs = false;
     for (var e : reads.entrySet()) {
       packs |= along(local, e.getKey(), e.getValue(), vv) == Along.PACKED;
     }
+    boolean parallelV = packs && parallelOverV(local, v);
+    int parallelAxes = parallelV ? 0 : Math.min(2, others.size());
+    // The tiles of v go outermost only where a weight is packed per tile (the panel is then shared
+    // by every task); with nothing packed they go inside the task, so that what the task
+    // materializes (the padded rows) is computed once per task, not once per task and tile of v in
+    // a parallel region each: a 3x3 depthwise over [1,64,56,56] ran 104 us with 7 such regions,
+    // against 72 us for its naive loops (2-core Zen 4).
     boolean vFirst = packs || parallelAxes == 0;
     List<IterVar> order = new ArrayList<>();
     if (vFirst) {
@@ -366,6 +398,10 @@ final class CpuPackedTiling {
     state.note(red, "cpu.producer_ratio", materialized * Math.max(1, tasks) / work);
     state.note(red, "cpu.producer_bytes", materialized * 4);
     state.note(red, "cpu.packed_layout", 1);
+    if (parallelV) {
+      // The panel a task streams once per tile of its rows: beyond L2, from memory each time.
+      state.note(red, "cpu.panel_bytes", packed * 4);
+    }
   }
 
   static boolean constantReduction(Stage local) {

@@ -8,6 +8,7 @@ import dev.kernelgen.lower.Lower;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.spec.Knobs;
+import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.Check;
@@ -110,6 +111,57 @@ class CpuPackedTilingTest {
     assertThat(AutoScheduler.space(Target.JAVA, List.of(dense())).knobs().get("Dense.layout"))
         .containsExactly(0, 1);
     assertThat(packedAxes(Workloads.symbolicDense().outputs().get(0))).containsExactly(1);
+  }
+
+  @Test
+  void fewRowsRunTheTilesOfThePackedAxisInParallel() {
+    // 7 rows of one image beside 128 output channels: the tiles of the channels are the parallel
+    // tasks, each packing its own panel of the filter (no parallel loop of its own).
+    Tensor conv =
+        Conv.conv2dNchw(
+            ph("SmallIn", 1, 32, 7, 7),
+            ph("SmallF", 128, 32, 3, 3),
+            1,
+            1,
+            new Padding(1, 1, 1, 1),
+            1);
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(conv));
+    Stage out = s.stage(s.outputs().get(0));
+    IterVar task = out.leafIterVars().get(0);
+    assertThat(out.attr(task).kind()).isEqualTo(dev.kernelgen.tir.ForKind.PARALLEL);
+    assertThat(task.name()).startsWith("j");
+    Stage panel =
+        s.stages().stream()
+            .filter(st -> st.name().startsWith("SmallF.local"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(panel.leafIterVars())
+        .noneMatch(iv -> panel.attr(iv).kind() == dev.kernelgen.tir.ForKind.PARALLEL);
+    Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    // A vector times a matrix (one row): the same, and equal to the oracle.
+    Tensor vm = Linalg.matmul(ph("Row", 1, 96), ph("Mat", 96, 80));
+    Schedule m = AutoScheduler.untuned(Target.C, List.of(vm));
+    Stage mo = m.stage(m.outputs().get(0));
+    assertThat(mo.attr(mo.leafIterVars().get(0)).kind())
+        .isEqualTo(dev.kernelgen.tir.ForKind.PARALLEL);
+    Check.check(m, OpSchedules.args(m), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+    // Many rows keep them in parallel: a 56x56 plane.
+    assertThat(
+            CpuPackedTiling.parallelOverV(
+                stageOf(
+                    Conv.conv2dNchw(
+                        ph("BigIn", 1, 32, 56, 56),
+                        ph("BigF", 128, 32, 3, 3),
+                        1,
+                        1,
+                        new Padding(1, 1, 1, 1),
+                        1)),
+                1))
+        .isFalse();
+  }
+
+  private static Stage stageOf(Tensor t) {
+    return Schedule.create(t).stage(t);
   }
 
   @Test
