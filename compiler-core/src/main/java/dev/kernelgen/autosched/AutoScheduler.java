@@ -92,7 +92,7 @@ public final class AutoScheduler {
       Knobs knobs,
       List<SketchRule> rules,
       Map<String, Integer> preferred) {
-    return build(target, outputs, knobs, rules, preferred).schedule();
+    return build(target, outputs, knobs, rules, preferred, true).schedule();
   }
 
   /** The configuration space of the generated schedules of {@code outputs}. */
@@ -115,14 +115,6 @@ public final class AutoScheduler {
       preferred = untunedConfig(target, outputs, rules, new AnalyticPredictor()).values();
     }
     return generate(target, outputs, knobs, rules, preferred);
-  }
-
-  /**
-   * Whether the untuned pick for {@code target} computes {@code outputs}' direct 3x3 convolutions
-   * by Winograd's F(2x2, 3x3) ({@link #WINOGRAD}, {@link WinogradSketch#pays}).
-   */
-  public static boolean takesWinograd(Target target, List<Tensor> outputs) {
-    return WinogradSketch.rewrite(target, outputs) != null && WinogradSketch.pays(target, outputs);
   }
 
   /** The untuned pick's schedule of {@code outputs} for {@code target}. */
@@ -287,7 +279,7 @@ public final class AutoScheduler {
   private static Map<String, java.util.List<Integer>> spaceOf(
       Target target, List<Tensor> outputs, List<SketchRule> rules) {
     Knobs k = Knobs.defaults();
-    build(target, outputs, k, rules, Map.of());
+    build(target, outputs, k, rules, Map.of(), true);
     return k.space();
   }
 
@@ -351,7 +343,7 @@ public final class AutoScheduler {
   /** The rules' schedule and notes for a full configuration {@code c}. */
   private static Built build(
       Target target, List<Tensor> outputs, Configuration c, List<SketchRule> rules) {
-    return build(target, outputs, Knobs.configured(c.values()), rules, Map.of());
+    return build(target, outputs, Knobs.configured(c.values()), rules, Map.of(), false);
   }
 
   /**
@@ -368,7 +360,8 @@ public final class AutoScheduler {
       List<Tensor> outputs,
       Knobs knobs,
       List<SketchRule> rules,
-      Map<String, Integer> preferred) {
+      Map<String, Integer> preferred,
+      boolean declareAll) {
     SketchState state = new SketchState(Schedule.create(outputs), target, knobs, preferred);
     List<Tensor> winograd = WinogradSketch.rewrite(target, outputs);
     int sketch =
@@ -378,9 +371,13 @@ public final class AutoScheduler {
     if (sketch != RULES) {
       state.declareOnly();
     }
-    derive(state, rules, sketch == RULES);
+    if (declareAll || sketch != WINOGRAD) {
+      derive(state, rules, sketch == RULES);
+    }
     SketchState alt = null;
-    if (winograd != null) {
+    // The untuned pick's search builds and weighs one sketch at a time: the other DAG's knobs are
+    // declared only where the space is read (a conv's pick took twice as long with them).
+    if (winograd != null && (declareAll || sketch == WINOGRAD)) {
       // The rewritten DAG's knobs are in the space whatever the sketch, under their own names.
       alt =
           new SketchState(

@@ -14,12 +14,11 @@ import java.util.List;
  * The schedules an operator gets for a target that its spec does not schedule.
  *
  * <p>A matmul or conv2d (recognized by its tag) gets the library's template of {@link
- * OpSchedules#defaultSchedule} where it lowers, except a conv2d that the auto-scheduler computes by
- * Winograd's F(2x2, 3x3) ({@link dev.kernelgen.autosched.AutoScheduler#takesWinograd}: on C, large
- * planes with many channels, where it ran 1.4-1.6x the template's direct kernel); every other
- * operator (and a template that cannot be built for its symbolic shape) gets the schedule generated
- * from its compute DAG by {@link dev.kernelgen.autosched.AutoScheduler}: its rules' untuned pick,
- * or the configured knobs of a tuning record.
+ * OpSchedules#defaultSchedule} where it lowers, except a conv2d on C, whose generated schedule (the
+ * direct convolution, or Winograd's F(2x2, 3x3) where it pays) was faster on every shape timed;
+ * every other operator (and a template that cannot be built for its symbolic shape) gets the
+ * schedule generated from its compute DAG by {@link dev.kernelgen.autosched.AutoScheduler}: its
+ * rules' untuned pick, or the configured knobs of a tuning record.
  *
  * <p>The plain schedules below (every injective stage that is not an output inlined, each remaining
  * root stage one loop nest) were the default of operators with several outputs.
@@ -66,14 +65,11 @@ public final class DefaultSchedules {
   }
 
   /**
-   * Whether {@link #forTarget} gives {@code op} a library template for {@code target} (a matmul or
-   * conv2d that lowers at the template's defaults, not taken by Winograd's algorithm) rather than a
-   * generated schedule.
+   * Whether {@link #forTarget} gives {@code op} a library template for {@code target} (a matmul, or
+   * a conv2d off C, that lowers at the template's defaults) rather than a generated schedule.
    */
   public static boolean usesTemplate(Target target, OperatorDef op) {
-    return op.outputs().size() == 1
-        && hasTemplate(target, op)
-        && !dev.kernelgen.autosched.AutoScheduler.takesWinograd(target, op.outputs());
+    return op.outputs().size() == 1 && hasTemplate(target, op);
   }
 
   /** Whether {@code op} has a library template for {@code target} that lowers. */
@@ -81,6 +77,12 @@ public final class DefaultSchedules {
     String tag = OpSchedules.anchorTag(op.output());
     if (target == Target.JAVA
         || !(tag.equals(OpSchedules.MATMUL) || tag.equals(OpSchedules.CONV2D_NCHW))) {
+      return false;
+    }
+    if (target == Target.C && tag.equals(OpSchedules.CONV2D_NCHW)) {
+      // The generated schedules beat the C template on every shape timed side by side: the
+      // direct kernel alike on large planes and up to 4x faster on small ones, Winograd's taken
+      // where it pays (bench/results/cpu-2026-12-07-c/).
       return false;
     }
     // A template schedules its anchor reduction and the injective stages around it; any other
