@@ -29,9 +29,27 @@ final class WinogradSketch {
   /** The fewest 2x2 tiles of an output plane where the untuned pick takes F(2x2). */
   static final long MIN_TILES = 512;
 
-  /** The rewritten outputs, or null where the target is Java or no convolution matches. */
+  /** The last operator rewritten and its rewrite (null: none matched). */
+  private record Rewritten(List<Tensor> outputs, List<Tensor> rewrite) {}
+
+  private static final java.util.concurrent.atomic.AtomicReference<Rewritten> LAST =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  /**
+   * The rewritten outputs, or null where the target is Java or no convolution matches. The untuned
+   * pick's search builds the same operator hundreds of times: its rewrite is kept (0.1-1 ms each).
+   */
   static List<Tensor> rewrite(Target target, List<Tensor> outputs) {
-    return target == Target.JAVA ? null : ConvRewrite.winograd(outputs, 2);
+    if (target == Target.JAVA) {
+      return null;
+    }
+    Rewritten last = LAST.get();
+    if (last != null && last.outputs().equals(outputs)) {
+      return last.rewrite();
+    }
+    List<Tensor> rewrite = ConvRewrite.winograd(outputs, 2);
+    LAST.set(new Rewritten(List.copyOf(outputs), rewrite));
+    return rewrite;
   }
 
   /**
