@@ -1,7 +1,9 @@
 package dev.kernelgen.autosched;
 
 import dev.kernelgen.algo.ConvRewrite;
+import dev.kernelgen.algo.Winograd;
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.tune.ConfigSpace;
@@ -10,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The sketch {@link AutoScheduler#WINOGRAD}: the operator's DAG with its direct 3x3, stride-1
@@ -32,8 +35,7 @@ final class WinogradSketch {
   /** The last operator rewritten and its rewrite (null: none matched). */
   private record Rewritten(List<Tensor> outputs, List<Tensor> rewrite) {}
 
-  private static final java.util.concurrent.atomic.AtomicReference<Rewritten> LAST =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  private static final AtomicReference<Rewritten> LAST = new AtomicReference<>();
 
   /**
    * The rewritten outputs, or null where the target is Java or no convolution matches. The untuned
@@ -72,9 +74,11 @@ final class WinogradSketch {
     List<ConvRewrite.Match> convs = ConvRewrite.matches(outputs);
     for (ConvRewrite.Match c : convs) {
       long channels = constant(c.rc().dom().extent());
-      List<dev.kernelgen.te.Expr> out = c.conv().shape();
+      List<Expr> out = c.conv().shape();
       long features = constant(out.get(1));
-      long tiles = (constant(out.get(2)) + 1) / 2 * ((constant(out.get(3)) + 1) / 2);
+      long rows = constant(Winograd.tiles(out.get(2), 2));
+      long cols = constant(Winograd.tiles(out.get(3), 2));
+      long tiles = rows < 0 || cols < 0 ? -1 : rows * cols;
       if (channels < MIN_CHANNELS || features < MIN_CHANNELS || tiles < MIN_TILES) {
         return false;
       }
@@ -83,7 +87,7 @@ final class WinogradSketch {
   }
 
   /** {@code e}'s value, or -1 where it is symbolic. */
-  private static long constant(dev.kernelgen.te.Expr e) {
+  private static long constant(Expr e) {
     return e instanceof IntImm i ? i.value() : -1;
   }
 
