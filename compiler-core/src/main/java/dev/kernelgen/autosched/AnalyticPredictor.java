@@ -10,11 +10,12 @@ import java.util.Map;
  * estimated time per unit of work:
  *
  * <ul>
- *   <li>CPU, register tile: fill but do not spill the 32 vector registers of AVX-512 (at most 256
- *       accumulators, at most 28 registers of them, a row narrower than a vector taking a whole
- *       one), a multiply-add per load or better (intensity), no gather along the vectorized axis,
- *       tiles that divide constant extents (a ragged tile's loops have a varying bound and are not
- *       unrolled into registers), enough parallel tasks for the cores.
+ *   <li>CPU, register tile: fill but do not spill the vector registers of the ISA level's {@link
+ *       VectorUnit} (at most 256 accumulators, at most 28 of AVX-512's 32 registers or 12 of AVX2's
+ *       16, a row narrower than a vector taking a whole one), a multiply-add per load or better
+ *       (intensity), no gather along the vectorized axis, tiles that divide constant extents (a
+ *       ragged tile's loops have a varying bound and are not unrolled into registers), enough
+ *       parallel tasks for the cores.
  *   <li>CPU, packed layout ({@link CpuPackedTiling}): as the register tile, its operands in
  *       contiguous panels, less the copies that pack them.
  *   <li>CPU, dot layout: two loads per vector multiply-add, a gather where the reduction is not
@@ -104,12 +105,14 @@ public final class AnalyticPredictor implements Predictor {
     if (reg > 256) {
       cost *= (reg / 256) * (reg / 256);
     }
-    cost /= Math.min(get(n, "cpu.inner_tile", 1), 16) / 16;
-    // The vector registers the accumulators take (a row of the tile narrower than 16 floats still
-    // takes a whole register): beyond 28 of the 32 the operands have none left, and they spill.
-    double vregs = get(n, "cpu.vector_regs", 0);
-    if (vregs > 28) {
-      cost *= (vregs / 28) * (vregs / 28);
+    // The share of a vector the innermost tile fills.
+    cost /= get(n, "cpu.lane_fill", 1);
+    // The vector registers the accumulators take (a row of the tile narrower than a vector still
+    // takes a whole register) against those they may take: beyond, the operands have none left,
+    // and they spill (28 of AVX-512's 32, 12 of AVX2's 16: VectorUnit).
+    double pressure = get(n, "cpu.register_pressure", 0);
+    if (pressure > 1) {
+      cost *= pressure * pressure;
     }
     if (get(n, "cpu.gather", 0) > 0) {
       cost *= 16;

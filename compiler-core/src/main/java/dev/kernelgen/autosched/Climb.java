@@ -54,7 +54,7 @@ final class Climb {
       boolean wide) {
     Climb c = new Climb(space, start, startCost, costOf, fits);
     c.wide = wide;
-    for (int round = 0; round < AutoScheduler.CLIMB_ROUNDS; round++) {
+    for (int round = 0; round < UntunedPick.CLIMB_ROUNDS; round++) {
       c.improved = false;
       c.round();
       if (!c.improved) {

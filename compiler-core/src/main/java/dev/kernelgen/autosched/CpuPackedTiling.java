@@ -47,7 +47,10 @@ final class CpuPackedTiling {
   /** Knob {@code layout} {@code BASE + v} vectorizes along data axis {@code v}. */
   static final int BASE = 2;
 
-  /** The smallest extent of a vectorized axis: one AVX-512 vector of floats. */
+  /**
+   * The smallest extent of a vectorized axis: one AVX-512 vector of floats, whatever the level's
+   * {@link VectorUnit} (the space of a schedule is the same for every level; the unit only ranks).
+   */
   static final int MIN_VECTOR_EXTENT = 16;
 
   /** How an operand reads along a candidate axis. */
@@ -368,11 +371,12 @@ final class CpuPackedTiling {
     if (parallelAxes == 0) {
       tasks = (nominal(ComputeDag.extent(axes.get(v))) + tiles[v] - 1) / tiles[v];
     }
+    double lanes = state.vectors().lanes();
     double loads = 0;
     for (var used : readAxes) {
       double l = 1;
       for (int d : used) {
-        l *= d == v ? Math.ceil(tiles[d] / 16.0) : tiles[d];
+        l *= d == v ? Math.ceil(tiles[d] / lanes) : tiles[d];
       }
       loads += l;
     }
@@ -389,10 +393,9 @@ final class CpuPackedTiling {
     state.note(red, "cpu.ragged", ragged);
     state.note(red, "cpu.waste", waste);
     state.note(red, "cpu.gather", 0);
-    state.note(red, "cpu.intensity", regTile / 16.0 / loads);
+    state.note(red, "cpu.intensity", regTile / lanes / loads);
     state.note(red, "cpu.reg_tile", regTile);
-    state.note(red, "cpu.vector_regs", rows * Math.ceil(tiles[v] / 16.0));
-    state.note(red, "cpu.inner_tile", tiles[v]);
+    CpuTiling.noteRegisters(state, red, local, rows * Math.ceil(tiles[v] / lanes), tiles[v]);
     state.note(red, "cpu.pack_ratio", packed * packings / work);
     // The producers computed per task: copies against multiply-adds, and the bytes a task holds.
     state.note(red, "cpu.producer_ratio", materialized * Math.max(1, tasks) / work);

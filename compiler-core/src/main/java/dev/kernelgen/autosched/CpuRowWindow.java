@@ -54,17 +54,6 @@ public final class CpuRowWindow {
   static final int LAYOUT = 100;
 
   /**
-   * The bytes of a producer computed per band: L1 (32 KiB on Zen 3 and 4, 48 KiB on recent Xeons)
-   * holds it beside the row buffer and the output row. The hand-written schedule measured it:
-   * [1,256,96,96] 3x3 SAME (a 38 KiB padded plane) 10-20% faster in bands of 8-20 rows than whole,
-   * on a 2-core Zen 4 (AVX-512).
-   */
-  public static final long BAND_BYTES = 8 * 1024;
-
-  /** The fewest rows a band has: fewer would copy each input row as often as the window's rows. */
-  static final int MIN_BAND_ROWS = 4;
-
-  /**
    * The fewest parallel tasks wanted: where the planes are fewer (one, for a stencil over an
    * image), bands of rows are tasks too.
    */
@@ -149,13 +138,13 @@ public final class CpuRowWindow {
     Tensor source = producerSource(local);
     boolean computed =
         source != null && ComputeDag.inlinedOnlyInto(state.schedule(), local, source) != null;
-    int auto = computed && state.target() == Target.C ? bandRows(source, rows) : 0;
+    int auto = computed && state.target() == Target.C ? RowBands.bandRows(source, rows) : 0;
     double planes = planes(tiled.axis());
     if (planes < PARALLEL_TASKS) {
       // Few planes (one: a stencil over an image): bands, no longer than L1's, share them among
       // the cores.
       long per = (long) Math.ceil(PARALLEL_TASKS / planes);
-      long share = rows > 0 ? Math.max(MIN_BAND_ROWS, (rows + per - 1) / per) : 8;
+      long share = rows > 0 ? Math.max(RowBands.MIN_BAND_ROWS, (rows + per - 1) / per) : 8;
       if (auto > 0) {
         auto = (int) Math.min(auto, share);
       } else if (rows <= 0 || share < rows) {
@@ -175,67 +164,21 @@ public final class CpuRowWindow {
   }
 
   /**
-   * Output rows per band of {@code source} (the producer computed per band) so that a band's rows
-   * fit {@link #BAND_BYTES}, as even as the row count allows; 0 where the whole plane fits, or
-   * where a size is symbolic.
-   */
-  public static int bandRows(Tensor source, long outRows) {
-    List<Expr> ps = source.shape();
-    if (outRows <= 0
-        || ps.size() < 2
-        || !(Simplifier.simplify(ps.get(ps.size() - 2)) instanceof IntImm ph)
-        || !(Simplifier.simplify(ps.get(ps.size() - 1)) instanceof IntImm pw)) {
-      return 0;
-    }
-    long rowBytes = pw.value() * source.dtype().bytes();
-    long inputRowsPerRow = Math.max(1, ph.value() / outRows);
-    long fit = BAND_BYTES / (rowBytes * inputRowsPerRow);
-    if (fit >= outRows || ph.value() * rowBytes <= BAND_BYTES) {
-      return 0;
-    }
-    long rows = Math.max(fit, MIN_BAND_ROWS);
-    long bands = (outRows + rows - 1) / rows;
-    return (int) ((outRows + bands - 1) / bands);
-  }
-
-  /**
-   * The pitch at which a small plane is summed whole, or 0 for row by row: where the plane the
-   * window reads ({@code source}) fits in {@link #BAND_BYTES}, the window slides by one column, and
-   * the output's rows ({@code width}) are not whole vectors at every ISA level (16 floats). The sum
-   * is then stored in rows of the source's pitch, so that {@code lower.CoalescePitchedRows} runs
-   * the plane as one vectorized loop instead of a short vector and a remainder per row:
-   * [1,256,21,21] 3x3 SAME ran 50-60 us by rows, 35-37 us so, on a 2-core Zen 4 (AVX-512).
-   */
-  public static long planePitch(Tensor source, long width, boolean unitStride) {
-    List<Expr> ss = source.shape();
-    if (!unitStride
-        || width <= 0
-        || ss.size() < 2
-        || !(Simplifier.simplify(ss.get(ss.size() - 2)) instanceof IntImm rows)
-        || !(Simplifier.simplify(ss.get(ss.size() - 1)) instanceof IntImm pitch)) {
-      return 0;
-    }
-    boolean fits = rows.value() * pitch.value() * source.dtype().bytes() <= BAND_BYTES;
-    boolean ragged = width % 16 != 0;
-    return fits && ragged && width < pitch.value() ? pitch.value() : 0;
-  }
-
-  /**
    * Output rows summed at once (knob {@code rows}), where the C row form sums a window of several
    * rows sliding by one column: 1 (a pass over the row buffer per window row) or {@link #ROWS} (or
    * 2, a divisor of the rows, so that no row of a pass needs a guard): one pass then holds each of
    * those rows' sums in a register and loads each input vector once for all of them ({@code
    * lower.GroupSharedLoads} orders their multiply-adds so), reading 8 input rows for 4 output rows
    * of a 5x5 window where passes per window row read 25. It pays where the window's taps, which the
-   * C compiler keeps in registers across the loop, fit the 32 vector registers of AVX-512 beside
-   * the sums, and are too many for a pass per row to be cheap, and where the rows are whole vectors
-   * (16 floats): the default where the taps number {@value #MULTI_ROW_MIN_TAPS} to {@value
-   * #MULTI_ROW_MAX_TAPS} and the row is a multiple of 16, in the space (not the default) elsewhere.
-   * Measured on a 2-core Zen 4, depthwise fused with its epilogue, 4 rows against 1: 5x5
-   * [1,256,96,96] 0.79-0.92 against 1.02-1.05 ms at x86-64-v4, 1.01 against 0.99 ms at v3 (16
-   * registers); 5x5 [1,256,64,64] 0.36-0.43 against 0.45-0.56; 3x3 [1,256,96,96] 0.46-0.53 against
-   * 0.44-0.49 ms at v4, 0.38 against 0.43 at v3; 7x7 [1,256,56,56] 1.35-1.98 against 0.66-0.76 ms
-   * at v4 (49 taps spill); 5x5 [1,144,56,56] (rows of 3.5 vectors) 0.50-0.75 against 0.31 ms.
+   * C compiler keeps in registers across the loop, fit the vector registers beside the sums, and
+   * are too many for a pass per row to be cheap, and where the rows are whole vectors: the default
+   * where the taps number {@value #MULTI_ROW_MIN_TAPS} to {@link #maxMultiRowTaps} and the row is a
+   * multiple of the lanes, in the space (not the default) elsewhere. Measured on a 2-core Zen 4,
+   * depthwise fused with its epilogue, 4 rows against 1: 5x5 [1,256,96,96] 0.79-0.92 against
+   * 1.02-1.05 ms at x86-64-v4, 1.01 against 0.99 ms at v3 (16 registers); 5x5 [1,256,64,64]
+   * 0.36-0.43 against 0.45-0.56; 3x3 [1,256,96,96] 0.46-0.53 against 0.44-0.49 ms at v4, 0.38
+   * against 0.43 at v3; 7x7 [1,256,56,56] 1.35-1.98 against 0.66-0.76 ms at v4 (49 taps spill); 5x5
+   * [1,144,56,56] (rows of 3.5 vectors) 0.50-0.75 against 0.31 ms.
    */
   static int[] rowsChoices(SketchState state, Stage local) {
     List<IterVar> reduce = local.reduceAxis();
@@ -251,8 +194,12 @@ public final class CpuRowWindow {
     }
     long taps = taps(local);
     long width = ComputeDag.extent(local.axis(local.axis().size() - 1));
+    int lanes = state.vectors().lanes();
     boolean fits =
-        taps >= MULTI_ROW_MIN_TAPS && taps <= MULTI_ROW_MAX_TAPS && width > 0 && width % 16 == 0;
+        taps >= MULTI_ROW_MIN_TAPS
+            && taps <= maxMultiRowTaps(state.vectors())
+            && width > 0
+            && width % lanes == 0;
     long rows = ComputeDag.extent(local.axis(local.axis().size() - 2));
     for (int r = ROWS; r > 1; r /= 2) {
       if (rows > r && rows % r == 0) {
@@ -270,8 +217,13 @@ public final class CpuRowWindow {
    */
   static final int MULTI_ROW_MIN_TAPS = 17;
 
-  /** The most: 32 vector registers less 4 sums and 2 for the input vector and a product. */
-  static final int MULTI_ROW_MAX_TAPS = 26;
+  /**
+   * The most: the vector registers less {@value #ROWS} sums and 2 for the input vector and a
+   * product (26 on AVX-512, 10 on AVX2).
+   */
+  static int maxMultiRowTaps(VectorUnit unit) {
+    return unit.registers() - ROWS - 2;
+  }
 
   /**
    * The band of {@code band} rows made whole for {@code rowsAtOnce} rows at a time: the multiple of
@@ -332,7 +284,8 @@ public final class CpuRowWindow {
     Tensor source = producerSource(local);
     long width = ComputeDag.extent(local.axis(n - 1));
     long stride = rowStride(local);
-    long pitch = c && band == 0 && plane != null ? planePitch(source, width, stride == 1) : 0;
+    long pitch =
+        c && band == 0 && plane != null ? RowBands.planePitch(source, width, stride == 1) : 0;
     if (width <= 0) {
       // A symbolic row cannot size a local array: the row buffer is the thread's heap temporary.
       local.setScope("global");

@@ -239,23 +239,37 @@ final class CpuTiling {
       // 383 us, against 129 us without the pragma and 193 us for the naive loops (2-core Zen 4).
       local.vectorize(local.axis(n - 1));
     }
-    // Per reduction step, for regTile / 16 vector multiply-adds: each input's tile, a vector per 16
-    // elements along the innermost axis, a broadcast per element else.
+    // Per reduction step, for regTile / lanes vector multiply-adds: each input's tile, a vector
+    // per lanes elements along the innermost axis, a broadcast per element else.
+    double lanes = state.vectors().lanes();
     double loads = 0;
     for (var used : readAxes) {
       double l = 1;
       for (int d : used) {
-        l *= d == n - 1 ? Math.ceil(tiles[d] / 16.0) : tiles[d];
+        l *= d == n - 1 ? Math.ceil(tiles[d] / lanes) : tiles[d];
       }
       loads += l;
     }
-    state.note(red, "cpu.intensity", regTile / 16.0 / loads);
+    state.note(red, "cpu.intensity", regTile / lanes / loads);
     state.note(red, "cpu.reg_tile", regTile);
-    state.note(red, "cpu.vector_regs", rows * Math.ceil(tiles[n - 1] / 16.0));
-    state.note(red, "cpu.inner_tile", tiles[n - 1]);
+    noteRegisters(state, red, local, rows * Math.ceil(tiles[n - 1] / lanes), tiles[n - 1]);
     if (streams) {
       state.note(red, "cpu.stream_run", (double) local.tensor().dtype().bytes() * tiles[n - 1]);
     }
+  }
+
+  /**
+   * Notes a register tile's share of the vector unit: the accumulators' {@code vectors} against the
+   * registers they may take ({@code cpu.register_pressure}; not where the reduction is masked by
+   * its output, a scan, whose inner loop's bound varies per step and keeps its accumulators in
+   * memory), and how much of a vector the innermost tile of {@code inner} elements fills.
+   */
+  static void noteRegisters(SketchState state, Stage red, Stage local, double vectors, int inner) {
+    VectorUnit unit = state.vectors();
+    if (!NaiveSchedule.masksByOutput(local) && !NaiveSchedule.masksByOutput(red)) {
+      state.note(red, "cpu.register_pressure", vectors / unit.accumulatorRegisters());
+    }
+    state.note(red, "cpu.lane_fill", Math.min(inner, unit.lanes()) / (double) unit.lanes());
   }
 
   /** The most bytes of an operand a streaming stage may reuse: a vector, in L1. */

@@ -79,25 +79,28 @@ final class NaiveSchedule {
    * whole range.
    */
   static boolean masksByOutput(List<Tensor> outputs) {
-    for (Stage st : Schedule.create(outputs).stages()) {
-      if (st.isPlaceholder()
-          || !st.hasReduction()
-          || !(st.body() instanceof Reduce r)
-          || r.condition() instanceof IntImm) {
+    return Schedule.create(outputs).stages().stream().anyMatch(NaiveSchedule::masksByOutput);
+  }
+
+  /** Whether stage {@code st} reduces under a condition that relates a reduce and a data axis. */
+  static boolean masksByOutput(Stage st) {
+    if (st.isPlaceholder()
+        || !st.hasReduction()
+        || !(st.body() instanceof Reduce r)
+        || r.condition() instanceof IntImm) {
+      return false;
+    }
+    for (Expr c : dev.kernelgen.te.TE.conjuncts(r.condition())) {
+      if (!(c instanceof Binary b) || !b.a().dtype().isInt()) {
         continue;
       }
-      for (Expr c : dev.kernelgen.te.TE.conjuncts(r.condition())) {
-        if (!(c instanceof Binary b) || !b.a().dtype().isInt()) {
-          continue;
-        }
-        Expr d = b.a().sub(b.b());
-        for (IterVar k : r.axes()) {
-          for (IterVar v : st.axis()) {
-            Long sk = Simplifier.step(d, k.var());
-            Long sv = Simplifier.step(d, v.var());
-            if (sk != null && sv != null && sk * sv < 0) {
-              return true;
-            }
+      Expr d = b.a().sub(b.b());
+      for (IterVar k : r.axes()) {
+        for (IterVar v : st.axis()) {
+          Long sk = Simplifier.step(d, k.var());
+          Long sv = Simplifier.step(d, v.var());
+          if (sk != null && sv != null && sk * sv < 0) {
+            return true;
           }
         }
       }

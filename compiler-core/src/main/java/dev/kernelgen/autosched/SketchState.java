@@ -17,6 +17,7 @@ import java.util.Set;
 public final class SketchState {
   private final Schedule schedule;
   private final Target target;
+  private final VectorUnit vectors;
   private final Knobs knobs;
   private final Map<String, Integer> preferred;
   private final Set<Stage> done = new HashSet<>();
@@ -26,18 +27,16 @@ public final class SketchState {
   /** Before every knob's name: an alternative DAG's ({@link AutoScheduler#WINOGRAD}), else "". */
   private final String prefix;
 
-  SketchState(Schedule schedule, Target target, Knobs knobs, Map<String, Integer> preferred) {
-    this(schedule, target, knobs, preferred, "");
-  }
-
   SketchState(
       Schedule schedule,
       Target target,
+      VectorUnit vectors,
       Knobs knobs,
       Map<String, Integer> preferred,
       String prefix) {
     this.schedule = schedule;
     this.target = target;
+    this.vectors = vectors;
     this.knobs = knobs;
     this.preferred = preferred;
     this.prefix = prefix;
@@ -49,6 +48,11 @@ public final class SketchState {
 
   public Target target() {
     return target;
+  }
+
+  /** The vector unit C tiles are sized for (the ISA level's; AVX-512 by default). */
+  public VectorUnit vectors() {
+    return vectors;
   }
 
   /** Whether the target runs threads of GPU blocks (CUDA, OpenCL). */

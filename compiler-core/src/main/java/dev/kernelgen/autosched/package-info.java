@@ -40,6 +40,9 @@
  * best-ranked ones that lower too long until they fit, and takes the best that lowers, or on GPUs
  * the naive floor where every tiled stage is a reduction with little reuse and the predictor ranks
  * the floor at least as fast: deterministic, so two builds are byte-identical, and cheap (schedules
- * are built, not measured; one is lowered).
+ * are built, not measured; one is lowered). On C the ranking is for a {@link
+ * dev.kernelgen.autosched.VectorUnit} (the lanes and vector registers of an ISA level): each
+ * level's library gets the pick for its own unit where it differs (the space is the same on every
+ * level, so a record tuned at one applies at any).
  */
 package dev.kernelgen.autosched;

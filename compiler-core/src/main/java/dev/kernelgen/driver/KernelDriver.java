@@ -4,6 +4,7 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AnalyticPredictor;
 import dev.kernelgen.autosched.AutoScheduler;
 import dev.kernelgen.autosched.SketchRules;
+import dev.kernelgen.autosched.VectorUnit;
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.GenerateRequest.SpecSource;
@@ -109,12 +110,25 @@ public final class KernelDriver {
    * AutoScheduler#WINOGRAD}), so that the search races the two from their best guesses.
    */
   public static List<Configuration> firstCandidates(TuningTask task) {
+    return firstCandidates(task, null);
+  }
+
+  /**
+   * As above, a C pick sized for the vector unit of {@code isaLevel}, the level measured at ({@code
+   * x86-64-v3}; null: AVX-512's, as {@code generate}'s shared C source).
+   */
+  public static List<Configuration> firstCandidates(TuningTask task, String isaLevel) {
     if (!generatedSchedules(task)) {
       return List.of();
     }
+    VectorUnit vectors = isaLevel == null ? VectorUnit.AVX512 : VectorUnit.ofIsaLevel(isaLevel);
     Configuration pick =
         AutoScheduler.untunedConfig(
-            task.target(), task.def().outputs(), SketchRules.defaults(), new AnalyticPredictor());
+            task.target(),
+            vectors,
+            task.def().outputs(),
+            SketchRules.defaults(),
+            new AnalyticPredictor());
     boolean gpu = task.target() == Target.CUDA || task.target() == Target.OPENCL;
     int chosen = pick.values().getOrDefault(AutoScheduler.SKETCH, AutoScheduler.RULES);
     // The other algorithm's pick where there is one (the configuration holds both), and on GPUs

@@ -370,6 +370,7 @@ final class LibraryBuild {
           choice.tunedPerIsaLevel(
               op, m, def, fn, width, what, where, fs.size() - 1, tunedByIsaLevel);
       choice.noteCFallback(what, c.cFallback(), untuned);
+      choice.untunedPerIsaLevel(m, def, fn, width, what, where, fs.size() - 1, c, untuned);
     }
     List<String> trace = s.trace().steps().stream().map(Object::toString).toList();
     return new Build(

@@ -4,6 +4,7 @@ import static dev.kernelgen.driver.KernelDriver.context;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.autosched.VectorUnit;
 import dev.kernelgen.diag.CompilerBug;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.SpecReader.LibrarySpec;
@@ -204,6 +205,47 @@ final class ScheduleChoice {
       }
     }
     return untuned;
+  }
+
+  /**
+   * C: each of the {@code levels} left untuned gets, in its own library, the untuned pick sized for
+   * its {@link VectorUnit} where that differs from {@code chosen}, the pick for AVX-512 that the
+   * other levels share: a generated schedule's register tiles and vector tiles are not the same on
+   * AVX2's 16 registers of 8 floats as on AVX-512's 32 of 16. Templates, schedule methods and
+   * records keep one schedule for every level.
+   */
+  void untunedPerIsaLevel(
+      Method m,
+      OperatorDef def,
+      String fn,
+      IndexWidth width,
+      String what,
+      String where,
+      int index,
+      Chosen chosen,
+      List<String> levels) {
+    if (m != null
+        || !chosen.source().equals("default")
+        || chosen.knobs().isConfigured()
+        || DefaultSchedules.usesTemplate(Target.C, def)) {
+      return;
+    }
+    for (String level : levels) {
+      VectorUnit unit =
+          VectorUnit.ofIsaLevel(
+              level.equals("native") ? request.toolchain().nativeIsaLevel() : level);
+      if (unit.equals(VectorUnit.AVX512)) {
+        continue;
+      }
+      Knobs k = Knobs.defaults();
+      Schedule s = context(where, () -> AutoScheduler.schedule(Target.C, unit, def.outputs(), k));
+      if (k.chosen().equals(chosen.knobs().chosen())) {
+        continue;
+      }
+      PrimFunc lf = context(where, () -> Lower.lower(s, fn, def.args(), Target.C, width, null));
+      cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
+      request.log().accept("  " + what + " at " + level + ": untuned pick for " + unit);
+    }
   }
 
   static Schedule schedule(

@@ -1,6 +1,8 @@
 package dev.kernelgen.topi;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.autosched.VectorUnit;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.schedule.ThreadTag;
@@ -45,13 +47,18 @@ public final class DefaultSchedules {
    * untuned pick or at the configured knobs.
    */
   public static Schedule forTarget(Target target, OperatorDef op, Knobs knobs) {
-    if (generatedConfiguration(knobs)) {
-      return dev.kernelgen.autosched.AutoScheduler.schedule(target, op.outputs(), knobs);
-    }
-    if (usesTemplate(target, op)) {
+    return forTarget(target, VectorUnit.AVX512, op, knobs);
+  }
+
+  /**
+   * As above; a generated C schedule's untuned pick sized for {@code vectors} (an ISA level's
+   * {@link VectorUnit}: the pick differs by level, the space does not).
+   */
+  public static Schedule forTarget(Target target, VectorUnit vectors, OperatorDef op, Knobs knobs) {
+    if (!generatedConfiguration(knobs) && usesTemplate(target, op)) {
       return OpSchedules.defaultSchedule(target, op.output(), knobs);
     }
-    return dev.kernelgen.autosched.AutoScheduler.schedule(target, op.outputs(), knobs);
+    return AutoScheduler.schedule(target, vectors, op.outputs(), knobs);
   }
 
   /**
@@ -61,7 +68,7 @@ public final class DefaultSchedules {
    * races the two, and the faster one's record wins.
    */
   public static boolean generatedConfiguration(Knobs knobs) {
-    return knobs.configuredValues().containsKey(dev.kernelgen.autosched.AutoScheduler.SKETCH);
+    return knobs.configuredValues().containsKey(AutoScheduler.SKETCH);
   }
 
   /**

@@ -2,7 +2,7 @@ package dev.kernelgen.topi;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
-import dev.kernelgen.autosched.CpuRowWindow;
+import dev.kernelgen.autosched.RowBands;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.ComputeOp;
@@ -109,18 +109,17 @@ public final class DepthwiseSchedules {
 
   /**
    * Output rows per band of the padded copy, or 0 when the whole padded plane fits: the rule the
-   * auto-scheduler's row form uses ({@link CpuRowWindow#bandRows}, {@link
-   * CpuRowWindow#BAND_BYTES}).
+   * auto-scheduler's row form uses ({@link RowBands#bandRows}, {@link RowBands#BAND_BYTES}).
    */
   static int bandRows(Tensor padded, Tensor out) {
     List<Expr> os = out.shape();
     Expr rows = Simplifier.simplify(os.get(os.size() - 2));
-    return rows instanceof IntImm oh ? CpuRowWindow.bandRows(padded, oh.value()) : 0;
+    return rows instanceof IntImm oh ? RowBands.bandRows(padded, oh.value()) : 0;
   }
 
   /**
    * The pitch at which a small plane is summed whole, or 0 for row by row ({@link
-   * CpuRowWindow#planePitch}): the plane the window reads is the padded copy, or the input.
+   * RowBands#planePitch}): the plane the window reads is the padded copy, or the input.
    */
   static long planePitch(Tensor conv, Tensor out) {
     Tensor padded = paddedInput(conv);
@@ -128,7 +127,7 @@ public final class DepthwiseSchedules {
     List<Expr> os = out.shape();
     Expr width = Simplifier.simplify(os.get(os.size() - 1));
     return width instanceof IntImm w
-        ? CpuRowWindow.planePitch(source, w.value(), ConvWindow.unitColumnStride(conv))
+        ? RowBands.planePitch(source, w.value(), ConvWindow.unitColumnStride(conv))
         : 0;
   }
 

@@ -144,15 +144,15 @@ class CpuRowWindowTest {
     assertThat(pickedLayout(out)).isEqualTo(CpuRowWindow.LAYOUT);
     Schedule s = AutoScheduler.untuned(Target.C, List.of(out));
     int statements =
-        AutoScheduler.statements(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null));
+        UntunedPick.statements(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null));
     assertThat(statements)
-        .isGreaterThan(AutoScheduler.MAX_STATEMENTS)
-        .isLessThanOrEqualTo(AutoScheduler.ROW_FORM_MAX_STATEMENTS);
+        .isGreaterThan(UntunedPick.MAX_STATEMENTS)
+        .isLessThanOrEqualTo(UntunedPick.ROW_FORM_MAX_STATEMENTS);
     Tensor padded = selectPadded7x7(96, 56, 56);
     assertThat(pickedLayout(padded)).isEqualTo(CpuRowWindow.LAYOUT);
     Schedule p = AutoScheduler.untuned(Target.C, List.of(padded));
-    assertThat(AutoScheduler.statements(Lower.lower(p, "k", OpSchedules.args(p), Target.C, null)))
-        .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS);
+    assertThat(UntunedPick.statements(Lower.lower(p, "k", OpSchedules.args(p), Target.C, null)))
+        .isLessThanOrEqualTo(UntunedPick.MAX_STATEMENTS);
   }
 
   private static Integer pickedLayout(Tensor out) {

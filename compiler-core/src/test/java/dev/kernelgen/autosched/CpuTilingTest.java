@@ -26,7 +26,7 @@ class CpuTilingTest {
       v.put(kv.split("=")[0], Integer.parseInt(kv.split("=")[1]));
     }
     Schedule s = AutoScheduler.generate(Target.C, List.of(out), Knobs.configured(v));
-    return AutoScheduler.statements(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null));
+    return UntunedPick.statements(Lower.lower(s, "k", OpSchedules.args(s), Target.C, null));
   }
 
   @Test
@@ -42,18 +42,18 @@ class CpuTilingTest {
             statements(
                 conv,
                 "Conv2d.layout=0,Conv2d.tile0=2,Conv2d.tile1=6,Conv2d.tile2=4,Conv2d.tile3=4,sketch=0"))
-        .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS / 2);
+        .isLessThanOrEqualTo(UntunedPick.MAX_STATEMENTS / 2);
     assertThat(
             statements(
                 depthwise,
                 "DepthwiseConv2d.layout=0,DepthwiseConv2d.tile0=2,DepthwiseConv2d.tile1=4,"
                     + "DepthwiseConv2d.tile2=4,DepthwiseConv2d.tile3=4,sketch=0"))
-        .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS / 2);
+        .isLessThanOrEqualTo(UntunedPick.MAX_STATEMENTS / 2);
     assertThat(
             statements(
                 packedConv,
                 "Conv2d.layout=5,Conv2d.tile0=2,Conv2d.tile1=8,Conv2d.tile2=4,Conv2d.tile3=2,sketch=0"))
-        .isLessThanOrEqualTo(AutoScheduler.MAX_STATEMENTS / 2);
+        .isLessThanOrEqualTo(UntunedPick.MAX_STATEMENTS / 2);
   }
 
   @Test

@@ -156,7 +156,18 @@ class KernelDriverTest {
     assertThat(builds.get(Target.JAVA).knobs())
         .doesNotContainEntry(AutoScheduler.SKETCH, AutoScheduler.WINOGRAD);
     Path dir = tmp.resolve("resources/META-INF/kernels/ConvKernels");
-    assertThat(Files.readString(dir.resolve("c/ConvKernels.c"))).contains("WinogradProduct");
+    String shared = Files.readString(dir.resolve("c/ConvKernels.c"));
+    assertThat(shared).contains("WinogradProduct");
+    // AVX2's and SSE's libraries get picks sized for their own registers (the same algorithm).
+    for (String level : List.of("x86-64-v2", "x86-64-v3")) {
+      assertThat(Files.readString(dir.resolve("c/ConvKernels." + level + ".c")))
+          .as(level)
+          .contains("WinogradProduct")
+          .isNotEqualTo(shared);
+    }
+    assertThat(dir.resolve("c/ConvKernels.x86-64-v4.c")).doesNotExist();
+    assertThat(Files.readString(dir.resolve("manifest.json")))
+        .contains("\"source\": \"c/ConvKernels.x86-64-v3.c\"");
   }
 
   @Test

@@ -32,7 +32,7 @@ class DepthwiseTest {
   }
 
   /**
-   * A padded plane larger than {@link dev.kernelgen.autosched.CpuRowWindow#BAND_BYTES} is copied in
+   * A padded plane larger than {@link dev.kernelgen.autosched.RowBands#BAND_BYTES} is copied in
    * bands of output rows, the last one ragged here (61 rows in bands of 21, 31 strided rows in
    * bands of 11).
    */
@@ -106,8 +106,8 @@ class DepthwiseTest {
   /**
    * A window that slides by one column is summed one filter row per pass over the output row (the
    * filter's rows outside the vectorized columns, its columns inside); a strided one keeps the
-   * whole window inside. (A plane larger than {@link
-   * dev.kernelgen.autosched.CpuRowWindow#BAND_BYTES}: a small one is summed whole, below.)
+   * whole window inside. (A plane larger than {@link dev.kernelgen.autosched.RowBands#BAND_BYTES}:
+   * a small one is summed whole, below.)
    */
   @ParameterizedTest(name = "stride {0}, vector {1}")
   @CsvSource({"1, 0", "1, 8", "2, 0", "2, 8"})
@@ -131,9 +131,9 @@ class DepthwiseTest {
   }
 
   /**
-   * A plane that fits in {@link dev.kernelgen.autosched.CpuRowWindow#BAND_BYTES}, with rows that
-   * are not whole vectors, is summed whole in rows of the pitch of the plane it reads (the padded
-   * copy, or the input for VALID): in C one vectorized loop over the plane ({@code
+   * A plane that fits in {@link dev.kernelgen.autosched.RowBands#BAND_BYTES}, with rows that are
+   * not whole vectors, is summed whole in rows of the pitch of the plane it reads (the padded copy,
+   * or the input for VALID): in C one vectorized loop over the plane ({@code
    * lower.CoalescePitchedRows}). Ragged planes, multipliers and a VALID window against the oracle;
    * rows of 32 columns, a plane too large, chunks of 8 and a strided window stay row by row.
    */

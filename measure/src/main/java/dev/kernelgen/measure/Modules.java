@@ -1,5 +1,6 @@
 package dev.kernelgen.measure;
 
+import dev.kernelgen.autosched.VectorUnit;
 import dev.kernelgen.codegen.CCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.runtime.KernelBinary;
@@ -72,6 +73,14 @@ public final class Modules {
                 CpuIsa.machineLevel() >= 2
                     ? Optional.of(CpuIsa.machineLevelName())
                     : Optional.empty());
+  }
+
+  /**
+   * The vector unit of {@link #libraryLevel()}: what an untuned C pick measured here is sized for,
+   * as {@code generate} sizes that level's library ({@link VectorUnit#ofIsaLevel}).
+   */
+  public static VectorUnit vectorUnit() {
+    return VectorUnit.ofIsaLevel(libraryLevel().orElse("native"));
   }
 
   /**

@@ -70,7 +70,8 @@ public final class KernelgenDepthwise implements OursKernel {
     Tensor out = fused ? Nn.relu(Nn.scaleShift(conv, scale, shift)) : conv;
     Schedule s =
         generated
-            ? AutoScheduler.untuned(Target.C, List.of(out))
+            ? AutoScheduler.schedule(
+                Target.C, Modules.vectorUnit(), List.of(out), dev.kernelgen.spec.Knobs.defaults())
             : DepthwiseSchedules.cpu(conv, out, vector);
     List<Tensor> args = fused ? List.of(in, filter, scale, shift, out) : List.of(in, filter, out);
     PrimFunc f = Lower.lower(s, fused ? "depthwise_fused" : "depthwise", args, Target.C, null);

@@ -481,8 +481,8 @@ public final class OpsCpuBench {
         tunedLog != null
             ? AutoScheduler.generate(Target.C, op.outputs(), knobs = tuned(name, op))
             : generated
-                ? AutoScheduler.schedule(Target.C, op.outputs(), knobs)
-                : DefaultSchedules.forTarget(Target.C, op, knobs);
+                ? AutoScheduler.schedule(Target.C, Modules.vectorUnit(), op.outputs(), knobs)
+                : DefaultSchedules.forTarget(Target.C, Modules.vectorUnit(), op, knobs);
     PrimFunc f = Lower.lower(s, name, op.args(), Target.C, null);
     String source = CCodegen.generate(List.of(f), "ops_" + name);
     // -Dops.dump=DIR writes the generated C beside the run, for reading what the schedule became.
@@ -521,7 +521,11 @@ public final class OpsCpuBench {
     if (tuneSeconds > 0) {
       Configuration pick =
           AutoScheduler.untunedConfig(
-              Target.C, op.outputs(), SketchRules.defaults(), new AnalyticPredictor());
+              Target.C,
+              Modules.vectorUnit(),
+              op.outputs(),
+              SketchRules.defaults(),
+              new AnalyticPredictor());
       int cores = Runtime.getRuntime().availableProcessors();
       try (CHarnessMeasurer m =
           new CHarnessMeasurer(NativeToolchain.fromEnvironment(), cores, 3, 15, 120)) {

@@ -11,6 +11,7 @@ import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.eval.NDArray;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.measure.CHarnessMeasurer;
+import dev.kernelgen.measure.Modules;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
@@ -139,7 +140,11 @@ public final class TunedDepthwise implements OursKernel {
             ? options.withFirst(
                 List.of(
                     AutoScheduler.untunedConfig(
-                        Target.C, outputs, SketchRules.defaults(), new AnalyticPredictor())))
+                        Target.C,
+                        Modules.vectorUnit(),
+                        outputs,
+                        SketchRules.defaults(),
+                        new AnalyticPredictor())))
             : options;
     String label = w.name() + (fused ? " fused" : "");
     Instant start = Instant.now();

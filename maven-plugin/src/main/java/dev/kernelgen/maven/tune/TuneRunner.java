@@ -117,7 +117,9 @@ public final class TuneRunner {
               .withTrials(s.trials())
               .withPatience(s.patience())
               .withTimeLimit(s.timeLimit())
-              .withFirst(KernelDriver.firstCandidates(task));
+              .withFirst(
+                  KernelDriver.firstCandidates(
+                      task, m instanceof CHarnessMeasurer c ? c.isaLevel() : null));
       Tuner.Result r =
           Tuner.tune(
               task,

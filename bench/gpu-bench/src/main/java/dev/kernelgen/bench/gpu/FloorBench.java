@@ -5,11 +5,13 @@ import static dev.kernelgen.te.TE.placeholder;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
+import dev.kernelgen.autosched.VectorUnit;
 import dev.kernelgen.bench.CpuInfo;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.json.Json;
 import dev.kernelgen.measure.CHarnessMeasurer;
 import dev.kernelgen.measure.DeviceMeasurer;
+import dev.kernelgen.measure.Modules;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.cuda.CudaDevice;
 import dev.kernelgen.schedule.Schedule;
@@ -64,7 +66,16 @@ public final class FloorBench {
   record Op(String name, OperatorDef def, Function<Target, Schedule> pick) {
     static Op library(String name, List<Tensor> inputs, Tensor... outputs) {
       OperatorDef def = OperatorDef.of(inputs, outputs);
-      return new Op(name, def, t -> DefaultSchedules.forTarget(t, def, Knobs.defaults()));
+      // C: the pick of the ISA level whose library runs here, as generate builds for that level.
+      return new Op(
+          name,
+          def,
+          t ->
+              DefaultSchedules.forTarget(
+                  t,
+                  t == Target.C ? Modules.vectorUnit() : VectorUnit.AVX512,
+                  def,
+                  Knobs.defaults()));
     }
   }
 

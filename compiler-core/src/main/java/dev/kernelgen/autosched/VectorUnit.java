@@ -1,0 +1,66 @@
+package dev.kernelgen.autosched;
+
+/**
+ * The vector unit a C schedule is generated for: the floats a vector register holds and the vector
+ * registers there are. Tiles are sized by it (a register tile's accumulators fill the registers
+ * without spilling them; an innermost tile is whole vectors), so the untuned pick of one operator
+ * differs by ISA level: each level's library gets the pick for its own unit.
+ *
+ * @param lanes the 32-bit floats of one vector register
+ * @param registers the vector registers the ISA names
+ */
+public record VectorUnit(int lanes, int registers) {
+  /** AVX-512 (x86-64-v4): 16 floats in each of 32 registers; the default, as before levels. */
+  public static final VectorUnit AVX512 = new VectorUnit(16, 32);
+
+  /** AVX2 with FMA (x86-64-v3): 8 floats in each of 16 registers. */
+  public static final VectorUnit AVX2 = new VectorUnit(8, 16);
+
+  /** SSE4.2 (x86-64-v2): 4 floats in each of 16 registers. */
+  public static final VectorUnit SSE = new VectorUnit(4, 16);
+
+  /** Arm's Advanced SIMD (aarch64): 4 floats in each of 32 registers. */
+  public static final VectorUnit NEON = new VectorUnit(4, 32);
+
+  /**
+   * The registers a register tile's accumulators may take: the others hold an operand's vector, a
+   * broadcast and a product (measured on AVX-512: beyond 28 accumulators the tile spills).
+   */
+  static final int OPERAND_REGISTERS = 4;
+
+  public VectorUnit {
+    if (lanes < 1 || registers <= OPERAND_REGISTERS) {
+      throw new IllegalArgumentException(
+          "a vector unit needs at least one lane and more than "
+              + OPERAND_REGISTERS
+              + " registers, not "
+              + lanes
+              + " and "
+              + registers);
+    }
+  }
+
+  /**
+   * The unit of a {@code -march} level: {@code x86-64-v4}, {@code -v3}, {@code -v2} (and {@code
+   * x86-64}), an {@code armv8} or later level; {@link #AVX512} for any other ({@code native}: the
+   * build machine's, which the driver resolves to its level before asking).
+   */
+  public static VectorUnit ofIsaLevel(String level) {
+    return switch (level) {
+      case "x86-64-v3" -> AVX2;
+      case "x86-64-v2", "x86-64" -> SSE;
+      default -> level.startsWith("armv") ? NEON : AVX512;
+    };
+  }
+
+  /** {@code 8 lanes x 16 registers}: what a build log says a pick was sized for. */
+  @Override
+  public String toString() {
+    return lanes + " lanes x " + registers + " registers";
+  }
+
+  /** The registers a register tile's accumulators may take. */
+  public int accumulatorRegisters() {
+    return registers - OPERAND_REGISTERS;
+  }
+}
