@@ -16,12 +16,6 @@ public record VectorUnit(int lanes, int registers) {
   /** AVX2 with FMA (x86-64-v3): 8 floats in each of 16 registers. */
   public static final VectorUnit AVX2 = new VectorUnit(8, 16);
 
-  /** SSE4.2 (x86-64-v2): 4 floats in each of 16 registers. */
-  public static final VectorUnit SSE = new VectorUnit(4, 16);
-
-  /** Arm's Advanced SIMD (aarch64): 4 floats in each of 32 registers. */
-  public static final VectorUnit NEON = new VectorUnit(4, 32);
-
   /**
    * The registers a register tile's accumulators may take: the others hold an operand's vector, a
    * broadcast and a product (measured on AVX-512: beyond 28 accumulators the tile spills).
@@ -41,15 +35,17 @@ public record VectorUnit(int lanes, int registers) {
   }
 
   /**
-   * The unit of a {@code -march} level: {@code x86-64-v4}, {@code -v3}, {@code -v2} (and {@code
-   * x86-64}), an {@code armv8} or later level; {@link #AVX512} for any other ({@code native}: the
-   * build machine's, which the driver resolves to its level before asking).
+   * The unit a {@code -march} level's pick is ranked for: {@link #AVX2} for {@code x86-64-v3}, and
+   * for {@code x86-64-v2} and {@code x86-64} too (16 registers, as AVX2's; ranked for SSE's 4
+   * lanes, the model, calibrated on wider vectors, chose narrow tiles that ran 0.29-0.72x the
+   * AVX-512 pick at v2 on six of 22 operators, where AVX2's ranking ran 1.19x in geometric mean:
+   * {@code bench/results/cpu-2026-12-07-e}); {@link #AVX512} for {@code x86-64-v4} and any other
+   * level ({@code native}, which the driver resolves first; an aarch64 level, not measured).
    */
   public static VectorUnit ofIsaLevel(String level) {
     return switch (level) {
-      case "x86-64-v3" -> AVX2;
-      case "x86-64-v2", "x86-64" -> SSE;
-      default -> level.startsWith("armv") ? NEON : AVX512;
+      case "x86-64-v3", "x86-64-v2", "x86-64" -> AVX2;
+      default -> AVX512;
     };
   }
 

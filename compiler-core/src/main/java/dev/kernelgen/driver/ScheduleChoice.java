@@ -231,9 +231,7 @@ final class ScheduleChoice {
       return;
     }
     for (String level : levels) {
-      VectorUnit unit =
-          VectorUnit.ofIsaLevel(
-              level.equals("native") ? request.toolchain().nativeIsaLevel() : level);
+      VectorUnit unit = units.computeIfAbsent(level, this::unitOf);
       if (unit.equals(VectorUnit.AVX512)) {
         continue;
       }
@@ -246,6 +244,14 @@ final class ScheduleChoice {
       cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
       request.log().accept("  " + what + " at " + level + ": untuned pick for " + unit);
     }
+  }
+
+  /** Each ISA level's vector unit, {@code native} resolved once (it runs the C compiler). */
+  private final Map<String, VectorUnit> units = new java.util.HashMap<>();
+
+  private VectorUnit unitOf(String level) {
+    return VectorUnit.ofIsaLevel(
+        level.equals("native") ? request.toolchain().nativeIsaLevel() : level);
   }
 
   static Schedule schedule(
