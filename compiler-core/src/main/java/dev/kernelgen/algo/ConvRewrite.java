@@ -15,14 +15,13 @@ import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.Reduce;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.TensorGraph;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Finds the direct 3x3, stride-1, undilated convolutions of an operator's compute DAG, however the
@@ -46,7 +45,7 @@ public final class ConvRewrite {
   /** The direct 3x3 convolutions of {@code outputs}' DAG, producers first. */
   public static List<Match> matches(List<Tensor> outputs) {
     List<Match> out = new ArrayList<>();
-    for (Tensor t : postOrder(outputs)) {
+    for (Tensor t : TensorGraph.producersFirst(outputs)) {
       Match c = match(t);
       if (c != null) {
         out.add(c);
@@ -63,7 +62,7 @@ public final class ConvRewrite {
     // Producers first: a convolution reads the rewrite of what it read (an earlier one, rewritten).
     Map<Tensor, Tensor> replaced = new IdentityHashMap<>();
     int convs = 0;
-    for (Tensor t : postOrder(outputs)) {
+    for (Tensor t : TensorGraph.producersFirst(outputs)) {
       Match c = match(t);
       if (c != null) {
         Match r =
@@ -206,24 +205,6 @@ public final class ConvRewrite {
   }
 
   /** The tensors of the DAG, producers first. */
-  private static List<Tensor> postOrder(List<Tensor> outputs) {
-    Set<Tensor> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-    List<Tensor> order = new ArrayList<>();
-    for (Tensor t : outputs) {
-      visit(t, seen, order);
-    }
-    return order;
-  }
-
-  private static void visit(Tensor t, Set<Tensor> seen, List<Tensor> order) {
-    if (seen.add(t)) {
-      for (Tensor in : new LinkedHashSet<>(t.op().inputs())) {
-        visit(in, seen, order);
-      }
-      order.add(t);
-    }
-  }
-
   private static boolean readsAny(ComputeOp op, Map<Tensor, Tensor> replaced) {
     return op.inputs().stream().anyMatch(replaced::containsKey);
   }

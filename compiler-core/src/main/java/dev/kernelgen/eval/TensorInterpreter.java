@@ -8,17 +8,15 @@ import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IterVar;
 import dev.kernelgen.te.PlaceholderOp;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.TensorGraph;
 import dev.kernelgen.te.Var;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The oracle: evaluates tensor-expression definitions directly. Placeholders take their values from
@@ -55,7 +53,7 @@ public final class TensorInterpreter {
     // element. Arrays become NDArrays only for the outputs.
     Map<Tensor, Object> data = new HashMap<>();
     Map<Tensor, long[]> shapes = new HashMap<>();
-    for (Tensor t : topologicalOrder(outputs, inputs.keySet())) {
+    for (Tensor t : TensorGraph.producersFirst(outputs, inputs.keySet())) {
       long[] shape = evalShape(t, allDims);
       shapes.put(t, shape);
       NDArray given = inputs.get(t);
@@ -137,28 +135,6 @@ public final class TensorInterpreter {
       }
     }
     return all;
-  }
-
-  private static List<Tensor> topologicalOrder(List<Tensor> outputs, Set<Tensor> given) {
-    List<Tensor> order = new ArrayList<>();
-    Set<Tensor> seen = new HashSet<>();
-    for (Tensor t : outputs) {
-      visit(t, given, seen, order);
-    }
-    return order;
-  }
-
-  private static void visit(Tensor t, Set<Tensor> given, Set<Tensor> seen, List<Tensor> order) {
-    // Iterative would avoid deep recursion, but graphs here are small (tens of operations).
-    if (!seen.add(t)) {
-      return;
-    }
-    if (!given.contains(t)) {
-      for (Tensor in : t.op().inputs()) {
-        visit(in, given, seen, order);
-      }
-    }
-    order.add(t);
   }
 
   private static long[] evalShape(Tensor t, Map<Var, Long> dims) {

@@ -12,11 +12,11 @@ import dev.kernelgen.te.Range;
 import dev.kernelgen.te.Substitute;
 import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.TensorGraph;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,11 +37,7 @@ public final class Schedule {
 
   private Schedule(List<Tensor> outputs) {
     this.outputs = List.copyOf(outputs);
-    Set<Tensor> visited = new LinkedHashSet<>();
-    for (Tensor t : outputs) {
-      postOrder(t, visited, new LinkedHashSet<>());
-    }
-    for (Tensor t : visited) {
+    for (Tensor t : TensorGraph.producersFirst(this.outputs)) {
       if (t.op() instanceof ComputeOp c) {
         ReadBounds.check(c);
       }

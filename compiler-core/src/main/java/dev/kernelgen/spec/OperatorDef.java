@@ -5,6 +5,7 @@ import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.PlaceholderOp;
 import dev.kernelgen.te.Tensor;
+import dev.kernelgen.te.TensorGraph;
 import dev.kernelgen.te.Var;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,10 +42,7 @@ public final class OperatorDef {
           t.name());
       UserError.check(names.add(t.name()), "two arguments are named '%s'", t.name());
     }
-    Set<Tensor> reached = new LinkedHashSet<>();
-    for (Tensor t : this.outputs) {
-      collect(t, reached);
-    }
+    List<Tensor> reached = TensorGraph.producersFirst(this.outputs);
     for (Tensor t : reached) {
       UserError.check(
           !(t.op() instanceof PlaceholderOp) || this.inputs.contains(t),
@@ -117,11 +115,7 @@ public final class OperatorDef {
 
   /** Every tensor of the graph, producers before consumers. */
   public List<Tensor> graph() {
-    Set<Tensor> all = new LinkedHashSet<>();
-    for (Tensor t : outputs) {
-      collect(t, all);
-    }
-    return List.copyOf(all);
+    return TensorGraph.producersFirst(outputs);
   }
 
   /** The symbolic dims of the arguments' shapes, in order of first appearance. */
@@ -133,16 +127,6 @@ public final class OperatorDef {
       }
     }
     return List.copyOf(vars);
-  }
-
-  private static void collect(Tensor t, Set<Tensor> out) {
-    if (out.contains(t)) {
-      return;
-    }
-    for (Tensor in : t.op().inputs()) {
-      collect(in, out);
-    }
-    out.add(t);
   }
 
   @Override
