@@ -47,6 +47,8 @@ class IsaLevelLauncherTest {
   @TempDir static Path tmp;
   static Class<?> launcher;
   static LibraryModel model;
+  static Class<?> denseLauncher;
+  static Path denseDir;
 
   @BeforeAll
   static void build() throws Exception {
@@ -54,8 +56,18 @@ class IsaLevelLauncherTest {
         NativeToolchain.fromEnvironment().findCc().isPresent(), "no C compiler on PATH: skipped");
     Path res = tmp.resolve("res");
     model = LauncherGeneratorTest.model(TestSpecs.MathSpec.class, res, Target.C, Target.JAVA);
+    launcher = compile(model, res, "MathKernels");
+    Path denseRes = tmp.resolve("dense-res");
+    LibraryModel dense =
+        LauncherGeneratorTest.model(TestSpecs.DenseSpec.class, denseRes, Target.C, Target.JAVA);
+    denseLauncher = compile(dense, denseRes, "DenseKernels");
+    denseDir = denseRes.resolve(dense.resourceDir());
+  }
+
+  /** The launcher class {@code name} of {@code m}, compiled, its resources under {@code res}. */
+  static Class<?> compile(LibraryModel m, Path res, String name) throws Exception {
     List<InMemoryCompiler.Source> sources = new ArrayList<>();
-    for (LauncherGenerator.GeneratedSource s : LauncherGenerator.generate(model)) {
+    for (LauncherGenerator.GeneratedSource s : LauncherGenerator.generate(m)) {
       sources.add(new InMemoryCompiler.Source(s.path(), s.content()));
     }
     List<Path> cp =
@@ -65,10 +77,9 @@ class IsaLevelLauncherTest {
     ClassLoader resources =
         new URLClassLoader(
             new URL[] {res.toUri().toURL()}, IsaLevelLauncherTest.class.getClassLoader());
-    launcher =
-        InMemoryCompiler.compileSources(sources, cp, resources)
-            .loader()
-            .loadClass("dev.kernelgen.maven.launcher.MathKernels");
+    return InMemoryCompiler.compileSources(sources, cp, resources)
+        .loader()
+        .loadClass("dev.kernelgen.maven.launcher." + name);
   }
 
   @AfterEach
@@ -100,6 +111,48 @@ class IsaLevelLauncherTest {
             .sha256();
     try (Stream<Path> files = Files.list(cache)) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactly(sha + ".so");
+    }
+  }
+
+  /**
+   * A generated schedule's untuned pick is made per level: below v4 the dense layer's library is
+   * compiled from its own source (AVX2's register tile), and each level's kernel, loaded under its
+   * cap, agrees with the oracle.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"x86-64-v2", "x86-64-v3", "x86-64-v4"})
+  void eachLevelRunsItsOwnUntunedPickAndMatchesTheOracle(String level) throws Throwable {
+    String shared = Files.readString(denseDir.resolve("c/DenseKernels.c"));
+    Path own = denseDir.resolve("c/DenseKernels." + level + ".c");
+    if (level.equals("x86-64-v4")) {
+      assertThat(own).doesNotExist();
+    } else {
+      assertThat(Files.readString(own)).isNotEqualTo(shared);
+    }
+    int wanted = CpuIsa.X86_64_LEVELS.indexOf(level) + 1;
+    Assumptions.assumeTrue(
+        CpuIsa.machineLevel() >= wanted,
+        "this CPU is " + CpuIsa.machineLevelName() + ", below " + level + ": skipped");
+    System.setProperty(CpuIsa.MAX_ISA_PROPERTY, level);
+    Device cpu = CpuDevice.create(new NativeLibraryCache(tmp.resolve("dense-cache-" + level)));
+    try (AutoCloseable k = load(denseLauncher, cpu)) {
+      OperatorDef def = TestSpecs.DenseSpec.dense();
+      NDArray a = NDArray.random(DType.FLOAT32, 3, 33, 64);
+      NDArray b = NDArray.random(DType.FLOAT32, 5, 64, 100);
+      NDArray expected =
+          TensorInterpreter.evaluate(
+              def.output(), Map.of(def.inputs().get(0), a, def.inputs().get(1), b), Map.of());
+      Method dense =
+          denseLauncher.getMethod("dense", HostTensor.class, HostTensor.class, HostTensor.class);
+      try (HostTensor ha = HostTensor.zeros(DataType.FLOAT32, 33, 64);
+          HostTensor hb = HostTensor.zeros(DataType.FLOAT32, 64, 100);
+          HostTensor out = HostTensor.zeros(DataType.FLOAT32, 33, 100)) {
+        ha.segment().copyFrom(a.segment());
+        hb.segment().copyFrom(b.segment());
+        dense.invoke(k, ha, hb, out);
+        NDArray.assertClose(
+            expected, NDArray.wrap(DType.FLOAT32, out.segment(), 33, 100), 1e-4, 1e-4);
+      }
     }
   }
 
@@ -150,6 +203,10 @@ class IsaLevelLauncherTest {
   }
 
   static AutoCloseable load(Device d) throws Throwable {
+    return load(launcher, d);
+  }
+
+  static AutoCloseable load(Class<?> launcher, Device d) throws Throwable {
     try {
       return (AutoCloseable) launcher.getMethod("load", Device.class).invoke(null, d);
     } catch (InvocationTargetException e) {

@@ -56,6 +56,26 @@ public final class TestSpecs {
   }
 
   /**
+   * A dense layer of ragged shape whose untuned C pick differs by ISA level (AVX2's unit takes
+   * another register tile than AVX-512's), so that each level's library has its own kernel.
+   */
+  @KernelLibrary(
+      name = "DenseKernels",
+      targets = {Target.C, Target.JAVA})
+  public static final class DenseSpec {
+    @Operator
+    public static OperatorDef dense() {
+      Tensor a = placeholder("a", FLOAT32, 33, 64);
+      Tensor b = placeholder("b", FLOAT32, 64, 100);
+      IterVar k = reduceAxis(64, "k");
+      Tensor y =
+          compute("y", shape(33, 100), (i, j) -> sum(a.at(i, k.var()).mul(b.at(k.var(), j)), k));
+      return OperatorDef.of(
+          List.of(a, b), compute("scaled", shape(33, 100), (i, j) -> y.at(i, j).mul(2f)));
+    }
+  }
+
+  /**
    * Output names beside inputs: a last stage {@code Bias} next to an input {@code bias}, an input
    * called {@code out}, and an operator of two outputs.
    */
