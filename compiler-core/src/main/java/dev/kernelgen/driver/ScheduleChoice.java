@@ -208,10 +208,11 @@ final class ScheduleChoice {
   }
 
   /**
-   * C: each of the {@code levels} left untuned gets, in its own library, the untuned pick sized for
-   * its {@link VectorUnit} where that differs from {@code chosen}, the pick for AVX-512 that the
-   * other levels share: a generated schedule's register tiles and vector tiles are not the same on
-   * AVX2's 16 registers of 8 floats as on AVX-512's 32 of 16. Templates, schedule methods and
+   * C: each of the {@code levels} left untuned gets, in its own library, the default schedule for
+   * its {@link VectorUnit} ({@link DefaultSchedules#forTarget(Target, VectorUnit, OperatorDef,
+   * Knobs)}) where that differs from {@code chosen}, AVX-512's, which the other levels share: a
+   * generated schedule's register and vector tiles are not the same on AVX2's 16 registers of 8
+   * floats as on AVX-512's 32 of 16, and the matmul template's are AVX-512's. Schedule methods and
    * records keep one schedule for every level.
    */
   void untunedPerIsaLevel(
@@ -224,10 +225,7 @@ final class ScheduleChoice {
       int index,
       Chosen chosen,
       List<String> levels) {
-    if (m != null
-        || !chosen.source().equals("default")
-        || chosen.knobs().isConfigured()
-        || DefaultSchedules.usesTemplate(Target.C, def)) {
+    if (m != null || !chosen.source().equals("default") || chosen.knobs().isConfigured()) {
       return;
     }
     for (String level : levels) {
@@ -236,13 +234,13 @@ final class ScheduleChoice {
         continue;
       }
       Knobs k = Knobs.defaults();
-      Schedule s = context(where, () -> AutoScheduler.schedule(Target.C, unit, def.outputs(), k));
+      Schedule s = context(where, () -> DefaultSchedules.forTarget(Target.C, unit, def, k));
       if (k.chosen().equals(chosen.knobs().chosen())) {
         continue;
       }
       PrimFunc lf = context(where, () -> Lower.lower(s, fn, def.args(), Target.C, width, null));
       cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
-      request.log().accept("  " + what + " at " + level + ": untuned pick for " + unit);
+      request.log().accept("  " + what + " at " + level + ": default schedule for " + unit);
     }
   }
 

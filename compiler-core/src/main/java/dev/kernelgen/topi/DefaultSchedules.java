@@ -52,10 +52,16 @@ public final class DefaultSchedules {
 
   /**
    * As above; a generated C schedule's untuned pick sized for {@code vectors} (an ISA level's
-   * {@link VectorUnit}: the pick differs by level, the space does not).
+   * {@link VectorUnit}: the pick differs by level, the space does not). The C matmul template's
+   * tiles are AVX-512's (8 rows of 64 floats: 32 registers): for a smaller unit the generated
+   * schedule is taken instead (capped at x86-64-v3 on a Zen 4, matmul 1024 and 2048 ran 106-108
+   * GFLOP/s by the template and 156-168 by AVX2's pick, the floor table's matmul and dense layer
+   * 1.4x and 2.0x; at v4 the two are within 7% either way: bench/results/cpu-2026-12-07-f/).
    */
   public static Schedule forTarget(Target target, VectorUnit vectors, OperatorDef op, Knobs knobs) {
-    if (!generatedConfiguration(knobs) && usesTemplate(target, op)) {
+    if (!generatedConfiguration(knobs)
+        && usesTemplate(target, op)
+        && (target != Target.C || vectors.equals(VectorUnit.AVX512))) {
       return OpSchedules.defaultSchedule(target, op.output(), knobs);
     }
     return AutoScheduler.schedule(target, vectors, op.outputs(), knobs);

@@ -171,6 +171,30 @@ class KernelDriverTest {
   }
 
   @Test
+  void theCMatmulTemplateIsAvx512sAndBelowItEachLevelTakesTheGeneratedSchedule() throws Exception {
+    List<String> log = new java.util.ArrayList<>();
+    LibraryModel m =
+        KernelDriver.generate(request(Specs.MatmulLayer.class, Target.C).log(log::add).build())
+            .get(0);
+    // The shared source (x86-64-v4's) is the template's: its knobs, no sketch.
+    LibraryModel.Build c = m.operators().get(0).variants().get(0).builds().get(Target.C);
+    assertThat(c.knobs()).doesNotContainKey(AutoScheduler.SKETCH).containsKey("tile_j");
+    Path dir = tmp.resolve("resources/META-INF/kernels/MatmulKernels");
+    String shared = Files.readString(dir.resolve("c/MatmulKernels.c"));
+    for (String level : List.of("x86-64-v2", "x86-64-v3")) {
+      assertThat(Files.readString(dir.resolve("c/MatmulKernels." + level + ".c")))
+          .as(level)
+          .isNotEqualTo(shared);
+      assertThat(log)
+          .contains(
+              "  operator 'matmul' for C at "
+                  + level
+                  + ": default schedule for 8 lanes x 16 registers");
+    }
+    assertThat(dir.resolve("c/MatmulKernels.x86-64-v4.c")).doesNotExist();
+  }
+
+  @Test
   void configuredKnobsAreUsedAndRecorded() {
     LibraryModel m =
         KernelDriver.generate(

@@ -42,6 +42,17 @@ final class Specs {
     }
   }
 
+  /** A library matmul: the C template at x86-64-v4, the generated schedule below it. */
+  @KernelLibrary(name = "MatmulKernels")
+  static final class MatmulLayer {
+    @Operator
+    public static OperatorDef matmul() {
+      Tensor a = placeholder("a", FLOAT32, 64, 96);
+      Tensor b = placeholder("b", FLOAT32, 96, 80);
+      return OperatorDef.of(List.of(a, b), dev.kernelgen.topi.Topi.matmul(a, b));
+    }
+  }
+
   /** Vector add (with a specialization) and a row sum, for every target. */
   @KernelLibrary(name = "SmallKernels")
   static final class Small {
