@@ -18,14 +18,38 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.function.ToDoubleFunction;
 
 /**
  * The untuned pick ({@link AutoScheduler#untunedConfig}): a seeded search over the rules' sketches
  * ranked by a {@link Predictor}, without measurement, so that two builds pick the same schedule.
  */
 final class UntunedPick {
-  private UntunedPick() {}
+  private final Target target;
+  private final VectorUnit vectors;
+  private final List<Tensor> outputs;
+  private final List<SketchRule> rules;
+  private final Predictor predictor;
+
+  /**
+   * Each configuration built and weighed once, and lowered once: the climb offers the same
+   * configuration again (each knob's current value, each round).
+   */
+  private final Map<String, Double> costs = new HashMap<>();
+
+  private final Map<String, Boolean> fit = new HashMap<>();
+
+  private UntunedPick(
+      Target target,
+      VectorUnit vectors,
+      List<Tensor> outputs,
+      List<SketchRule> rules,
+      Predictor predictor) {
+    this.target = target;
+    this.vectors = vectors;
+    this.outputs = outputs;
+    this.rules = rules;
+    this.predictor = predictor;
+  }
 
   /** The seed of the untuned pick's search: fixed, so that builds are reproducible. */
   static final long SEED = 0x5eedL;
@@ -60,50 +84,38 @@ final class UntunedPick {
       List<Tensor> outputs,
       List<SketchRule> rules,
       Predictor predictor) {
+    return new UntunedPick(target, vectors, outputs, rules, predictor).config();
+  }
+
+  private Configuration config() {
     ConfigSpace space = new ConfigSpace(AutoScheduler.spaceOf(target, vectors, outputs, rules));
-    // The climb offers the same configuration again (each knob's current value, each round): a
-    // configuration is built and weighed once.
-    Map<String, Double> costs = new HashMap<>();
-    ToDoubleFunction<Configuration> costOf =
-        c ->
-            costs.computeIfAbsent(
-                c.key(), k -> score(target, vectors, outputs, c, rules, predictor));
     // Each sketch is searched over its own knobs (the others keep their first choice).
     ConfigSpace direct = WinogradSketch.knobsOf(space, false);
-    Configuration pick =
-        pick(target, vectors, outputs, rules, predictor, direct, AutoScheduler.RULES, costOf);
+    Configuration pick = pick(direct, AutoScheduler.RULES);
     if (direct != space) {
       // The Winograd sketch's knobs: picked on C, at their defaults elsewhere.
       ConfigSpace rewritten = WinogradSketch.knobsOf(space, true);
       Configuration w =
-          target == Target.C
-              ? pick(
-                  target,
-                  vectors,
-                  outputs,
-                  rules,
-                  predictor,
-                  rewritten,
-                  AutoScheduler.WINOGRAD,
-                  costOf)
-              : space.defaults();
+          target == Target.C ? pick(rewritten, AutoScheduler.WINOGRAD) : space.defaults();
       return WinogradSketch.merged(space, pick, w, WinogradSketch.pays(target, outputs));
     }
     return pick;
   }
 
+  /** The predicted cost of {@code c} ({@link #score}), once per configuration. */
+  private double cost(Configuration c) {
+    return costs.computeIfAbsent(c.key(), k -> score(c));
+  }
+
+  /** Whether {@code c} fits ({@link #lowersWithinLimits}), once per configuration. */
+  private boolean fits(Configuration c) {
+    return fit.computeIfAbsent(c.key(), k -> lowersWithinLimits(c));
+  }
+
   /**
    * The untuned pick of {@code sketch} over {@code space} ({@link AutoScheduler#untunedConfig}).
    */
-  private static Configuration pick(
-      Target target,
-      VectorUnit vectors,
-      List<Tensor> outputs,
-      List<SketchRule> rules,
-      Predictor predictor,
-      ConfigSpace space,
-      int sketch,
-      ToDoubleFunction<Configuration> costOf) {
+  private Configuration pick(ConfigSpace space, int sketch) {
     Random r = new Random(SEED);
     List<Configuration> drawn = new ArrayList<>();
     drawn.add(AutoScheduler.withSketch(space.defaults(), sketch));
@@ -116,17 +128,14 @@ final class UntunedPick {
     record Scored(Configuration config, double cost, int order) {}
     List<Scored> scored = new ArrayList<>();
     for (int k = 0; k < drawn.size(); k++) {
-      double cost = costOf.applyAsDouble(drawn.get(k));
+      double cost = cost(drawn.get(k));
       if (!Double.isNaN(cost)) {
         scored.add(new Scored(drawn.get(k), cost, k));
       }
     }
     scored.sort(Comparator.comparingDouble(Scored::cost).thenComparingInt(Scored::order));
-    Map<String, Boolean> fit = new HashMap<>();
-    java.util.function.Predicate<Configuration> fits =
-        c -> fit.computeIfAbsent(c.key(), k -> fits(target, vectors, outputs, c, rules));
     List<Configuration> candidates = new ArrayList<>();
-    Scored fitting = scored.stream().filter(x -> fits.test(x.config())).findFirst().orElse(null);
+    Scored fitting = scored.stream().filter(x -> fits(x.config())).findFirst().orElse(null);
     Scored start = fitting;
     // On CPUs, drawn configurations ranked above the first that fits, too long as drawn (a 3-d
     // padding's copies split at every border: a 3x3x3 convolution's packed tiles), shrunk until
@@ -139,9 +148,9 @@ final class UntunedPick {
         break;
       }
       repaired++;
-      Configuration c = Climb.shrinkToFit(space, x.config(), costOf, fits);
-      if (c != null && (start == null || costOf.applyAsDouble(c) < start.cost())) {
-        start = new Scored(c, costOf.applyAsDouble(c), x.order());
+      Configuration c = Climb.shrinkToFit(space, x.config(), this::cost, this::fits);
+      if (c != null && (start == null || cost(c) < start.cost())) {
+        start = new Scored(c, cost(c), x.order());
       }
     }
     if (start != null) {
@@ -150,16 +159,15 @@ final class UntunedPick {
           AutoScheduler.littleReuse(
                   target, AutoScheduler.build(target, vectors, outputs, start.config(), rules))
               != null;
-      candidates.add(Climb.from(space, start.config(), start.cost(), costOf, fits, wide).getKey());
+      candidates.add(
+          Climb.from(space, start.config(), start.cost(), this::cost, this::fits, wide).getKey());
     }
     for (Scored s : scored.subList(0, Math.min(4, scored.size()))) {
       candidates.add(s.config());
     }
     for (Configuration c : candidates) {
-      if (fits.test(c)) {
-        return naiveAtLeastAsFast(target, vectors, outputs, c, rules, predictor)
-            ? AutoScheduler.withSketch(c, AutoScheduler.NAIVE)
-            : c;
+      if (fits(c)) {
+        return naiveAtLeastAsFast(c) ? AutoScheduler.withSketch(c, AutoScheduler.NAIVE) : c;
       }
     }
     return AutoScheduler.withSketch(space.defaults(), AutoScheduler.NAIVE);
@@ -177,13 +185,7 @@ final class UntunedPick {
    * 1-7% faster than such picks: depthwise, max pool, the seed's fused depthwise at 9.0 against
    * 10.2 us).
    */
-  private static boolean naiveAtLeastAsFast(
-      Target target,
-      VectorUnit vectors,
-      List<Tensor> outputs,
-      Configuration c,
-      List<SketchRule> rules,
-      Predictor predictor) {
+  private boolean naiveAtLeastAsFast(Configuration c) {
     if (target != Target.CUDA && target != Target.OPENCL) {
       return false;
     }
@@ -202,13 +204,7 @@ final class UntunedPick {
   }
 
   /** The predicted cost of {@code c}; NaN where it is not a legal point. */
-  private static double score(
-      Target target,
-      VectorUnit vectors,
-      List<Tensor> outputs,
-      Configuration c,
-      List<SketchRule> rules,
-      Predictor predictor) {
+  private double score(Configuration c) {
     try {
       AutoScheduler.Built b = AutoScheduler.build(target, vectors, outputs, c, rules);
       return predictor.cost(new Candidate(target, outputs, c, b.schedule(), b.notes()));
@@ -222,12 +218,7 @@ final class UntunedPick {
    * #ROW_FORM_MAX_STATEMENTS} in the row form), and on GPUs within the limits every CUDA device
    * meets (a kernel over them cannot launch anywhere).
    */
-  private static boolean fits(
-      Target target,
-      VectorUnit vectors,
-      List<Tensor> outputs,
-      Configuration c,
-      List<SketchRule> rules) {
+  private boolean lowersWithinLimits(Configuration c) {
     AutoScheduler.Built b = AutoScheduler.build(target, vectors, outputs, c, rules);
     Schedule s = b.schedule();
     List<Tensor> args = new ArrayList<>(s.inputs());
