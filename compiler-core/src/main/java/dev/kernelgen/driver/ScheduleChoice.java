@@ -182,8 +182,7 @@ final class ScheduleChoice {
           untuned.add(level);
           continue;
         }
-        PrimFunc lf = context(where, () -> Lower.lower(ts, fn, def.args(), Target.C, width, null));
-        cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
+        ownFunction(level, index, ts, fn, def, width, where);
         tunedOut.put(level, t.record.config().values());
         request
             .log()
@@ -238,10 +237,22 @@ final class ScheduleChoice {
       if (k.chosen().equals(chosen.knobs().chosen())) {
         continue;
       }
-      PrimFunc lf = context(where, () -> Lower.lower(s, fn, def.args(), Target.C, width, null));
-      cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, lf);
+      ownFunction(level, index, s, fn, def, width, where);
       request.log().accept("  " + what + " at " + level + ": default schedule for " + unit);
     }
+  }
+
+  /** Level {@code level}'s library computes C function {@code index} by schedule {@code s}. */
+  private void ownFunction(
+      String level,
+      int index,
+      Schedule s,
+      String fn,
+      OperatorDef def,
+      IndexWidth width,
+      String where) {
+    PrimFunc f = context(where, () -> Lower.lower(s, fn, def.args(), Target.C, width, null));
+    cByIsaLevel.computeIfAbsent(level, x -> new TreeMap<>()).put(index, f);
   }
 
   /** Each ISA level's vector unit, {@code native} resolved once (it runs the C compiler). */
