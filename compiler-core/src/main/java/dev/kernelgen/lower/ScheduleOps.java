@@ -5,7 +5,10 @@ import dev.kernelgen.schedule.AttachType;
 import dev.kernelgen.schedule.CrossThread;
 import dev.kernelgen.schedule.IterVarRelation;
 import dev.kernelgen.schedule.Stage;
+import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Cast;
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.ExprMutator;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
@@ -73,6 +76,32 @@ final class ScheduleOps {
     return new ProducerRealize(s.tensor(), region, s.scope(), body);
   }
 
+  /**
+   * {@code e} with each axis replaced by its value in the loop nest. Where the nest's loops are
+   * wider than the axes (64-bit indices, {@link IndexWidth#WIDE}), an axis read as a value (a
+   * compute of its index, an argmin's position, a mask) keeps its own dtype through a cast, exact
+   * since every dim fits its axis's dtype; tensor indices keep the wide value, which the flattened
+   * address needs.
+   */
+  static Expr substituteAxes(Expr e, Map<Var, Expr> values) {
+    return new ExprMutator() {
+      @Override
+      public Expr mutate(Expr x) {
+        if (x instanceof TensorRead r) {
+          return TensorRead.of(
+              r.tensor(), r.indices().stream().map(i -> Substitute.apply(i, values)).toList());
+        }
+        if (x instanceof Binary b && b.op().isComparison()) {
+          return Substitute.apply(x, values); // a bound or mask: the values compare as they are
+        }
+        if (x instanceof Var v && values.containsKey(v)) {
+          return Cast.of(v.dtype(), values.get(v));
+        }
+        return mutateChildren(x);
+      }
+    }.mutate(e);
+  }
+
   /** The loop nest of one stage, with the stages attached inside it. */
   private Stmt nest(Stage s) {
     List<IterVar> leaves = s.leafIterVars();
@@ -101,11 +130,11 @@ final class ScheduleOps {
     Stmt inner;
     int firstReduce = -1;
     if (body instanceof Reduce r) {
-      Expr source = Substitute.apply(r.source(), axisValues);
+      Expr source = substituteAxes(r.source(), axisValues);
       Expr update = r.combiner().apply(TensorRead.of(s.tensor(), index), source);
       inner = new ProducerStore(s.tensor(), index, update);
       if (!(r.condition() instanceof IntImm c && c.value() == 1)) {
-        inner = IfThenElse.of(Substitute.apply(r.condition(), axisValues), inner);
+        inner = IfThenElse.of(substituteAxes(r.condition(), axisValues), inner);
       }
       for (int p = 0; p < n && firstReduce < 0; p++) {
         if (leaves.get(p).isReduce()) {
@@ -113,7 +142,7 @@ final class ScheduleOps {
         }
       }
     } else {
-      inner = new ProducerStore(s.tensor(), index, Substitute.apply(body, axisValues));
+      inner = new ProducerStore(s.tensor(), index, substituteAxes(body, axisValues));
     }
 
     Stmt stmt = inner;

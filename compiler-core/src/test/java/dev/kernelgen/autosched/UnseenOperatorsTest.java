@@ -206,6 +206,50 @@ class UnseenOperatorsTest {
                     })),
             Map.of()));
     c.addAll(masked());
+    c.addAll(indexValues());
+    return c;
+  }
+
+  /**
+   * Axes read as values over symbolic dims, which the driver also builds with 64-bit loops: an
+   * argmax's position, an integer sum weighted by its position, an index added to the data, a
+   * quotient by the symbolic dim (their 64-bit kernels once failed to build: an int64 store into an
+   * int32 buffer, a select of int64 and int32).
+   */
+  static List<Op> indexValues() {
+    List<Op> c = new ArrayList<>();
+    Var n = var("n");
+    Tensor a = placeholder("Av", FLOAT32, 5, n);
+    IterVar k = reduceAxis(n, "k");
+    IterVar q = reduceAxis(n, "q");
+    Tensor rowMax = compute("AvMax", shape(5), i -> max(a.at(i, k.var()), k));
+    c.add(
+        new Op(
+            "argmax_symbolic_row",
+            List.of(
+                compute(
+                    "ArgMaxN",
+                    shape(5),
+                    i -> min(select(a.at(i, q.var()).eq(rowMax.at(i)), q.var(), n), q))),
+            Map.of(n, 29L)));
+    Var m = var("m");
+    Tensor ia = placeholder("Iv", INT32, 6, m);
+    IterVar p = reduceAxis(m, "p");
+    c.add(
+        new Op(
+            "position_weighted_sum_i32",
+            List.of(compute("Weighted", shape(6), i -> sum(p.var().mul(ia.at(i, p.var())), p))),
+            Map.of(m, 37L)));
+    c.add(
+        new Op(
+            "index_plus_data_i32",
+            List.of(
+                compute(
+                    "IndexPlus",
+                    shape(6, m),
+                    (i, j) ->
+                        ia.at(i, j).add(j.mul(3)).add(i).add(ia.at(i, j).floordiv(m.sub(2))))),
+            Map.of(m, 23L)));
     return c;
   }
 
