@@ -288,6 +288,48 @@ class KernelDriverTest {
   }
 
   @Test
+  void anAxisReadAsAValueOverSymbolicDimsBuildsOnEveryTarget() throws Exception {
+    // Every target's kernels for symbolic dims come in 32-bit and 64-bit index variants; the
+    // 64-bit one once failed to build (an int64 position stored into the int32 output).
+    EnumSet<Target> targets = EnumSet.of(Target.C, Target.JAVA, Target.OPENCL);
+    if (NativeToolchain.fromEnvironment().findNvcc().isPresent()) {
+      targets.add(Target.CUDA);
+    }
+    LibraryModel m =
+        KernelDriver.generate(request(Specs.IndexValues.class).targets(targets).build()).get(0);
+    assertThat(m.modules().keySet()).containsExactlyInAnyOrderElementsOf(targets);
+    assertThat(m.javaKernelSource()).contains("(int)");
+    Class<?> k =
+        JavaSourceCompiler.compile(
+            "dev.kernelgen.driver." + m.javaKernelClass(), m.javaKernelSource());
+    float[] rows = {3, 9, 9, 1, -2, -5, -1, -1};
+    for (String variant : new String[] {"argmax", "argmax" + KernelDriver.WIDE_SUFFIX}) {
+      var method =
+          java.util.Arrays.stream(k.getMethods())
+              .filter(x -> x.getName().equals(variant))
+              .findFirst();
+      assertThat(method).as(variant).isPresent();
+      try (Arena arena = Arena.ofConfined()) {
+        MemorySegment x = arena.allocate(4L * rows.length);
+        for (int i = 0; i < rows.length; i++) {
+          x.setAtIndex(ValueLayout.JAVA_FLOAT, i, rows[i]);
+        }
+        MemorySegment out = arena.allocate(4 * 2);
+        Object[] args = new Object[method.get().getParameterCount()];
+        args[0] = x;
+        args[1] = out;
+        for (int a = 2; a < args.length; a++) {
+          boolean wide = method.get().getParameterTypes()[a] == long.class;
+          args[a] = wide ? (Object) (a == 2 ? 2L : 4L) : (Object) (a == 2 ? 2 : 4);
+        }
+        method.get().invoke(null, args);
+        assertThat(out.getAtIndex(ValueLayout.JAVA_INT, 0)).as(variant).isEqualTo(1);
+        assertThat(out.getAtIndex(ValueLayout.JAVA_INT, 1)).as(variant).isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
   void aConfigurationForAnUnknownKnobIsAnError() {
     assertThatThrownBy(
             () ->

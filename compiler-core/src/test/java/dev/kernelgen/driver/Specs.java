@@ -136,6 +136,31 @@ final class Specs {
     }
   }
 
+  /**
+   * An argmax over a symbolic row as a user writes it (the least position holding the row's max):
+   * an axis read as an int32 value, which the driver also builds with 64-bit loops.
+   */
+  @KernelLibrary(name = "ArgKernels")
+  static final class IndexValues {
+    @Operator
+    public static OperatorDef argmax() {
+      Var m = var("m");
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, m, n);
+      IterVar k = reduceAxis(n, "k");
+      IterVar q = reduceAxis(n, "q");
+      Tensor top = compute("top", shape(m), i -> dev.kernelgen.te.TE.max(x.at(i, k.var()), k));
+      Tensor arg =
+          compute(
+              "arg",
+              shape(m),
+              i ->
+                  dev.kernelgen.te.TE.min(
+                      dev.kernelgen.te.TE.select(x.at(i, q.var()).eq(top.at(i)), q.var(), n), q));
+      return OperatorDef.of(List.of(x), arg);
+    }
+  }
+
   /** Three operators with a mistake each, and a good one: one build reports all three. */
   @KernelLibrary(
       name = "MistakenKernels",
