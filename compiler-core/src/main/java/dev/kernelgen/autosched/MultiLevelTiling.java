@@ -54,7 +54,7 @@ final class MultiLevelTiling implements SketchRule {
     }
     Stage consumer = fusibleConsumer(state, red);
     List<Tensor> reused = new ArrayList<>();
-    for (Tensor t : red.tensor().op().inputs()) {
+    for (Tensor t : ComputeDag.directReads(red).keySet()) {
       if (ComputeDag.reusesOrIsInlinedAndReused(s, red, t) && !reused.contains(t)) {
         reused.add(t);
       }

@@ -74,7 +74,7 @@ final class SlidingWindow {
       regRange[d] = reg[d];
     }
     List<Tensor> inputs = new ArrayList<>();
-    for (Tensor t : red.tensor().op().inputs()) {
+    for (Tensor t : ComputeDag.directReads(local).keySet()) {
       if (!inputs.contains(t)) {
         inputs.add(t);
       }

@@ -12,6 +12,7 @@ import static dev.kernelgen.te.TE.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kernelgen.annotations.Target;
+import dev.kernelgen.schedule.AttachType;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.schedule.Stage;
 import dev.kernelgen.te.Expr;
@@ -27,8 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link PadWindowReads}: on CPUs a window's padding written inside its sum becomes a padded copy
- * of the input (then computed per task like topi's pad), on GPUs it stays a select; selects that
- * are not a read's bounds leave the input alone. Every pick equals the oracle.
+ * of the input (then computed per task like topi's pad), on GPUs inlined where it is read; selects
+ * that are not a read's bounds leave the input alone. Every pick equals the oracle.
  */
 class PadWindowReadsTest {
   /** A 3x3 depthwise filter of stride 2 and dilation 2, its padding of 2 inside the sum. */
@@ -55,16 +56,54 @@ class PadWindowReadsTest {
   }
 
   @Test
-  void cpusReadAPaddedCopyGpusTheSelect() {
+  void cpusReadAPaddedCopyGpusReadInPlace() {
     Tensor y = depthwiseStridedDilated(0.0);
     for (Target t : List.of(Target.C, Target.JAVA)) {
       Schedule s = AutoScheduler.untuned(t, List.of(y));
       assertThat(names(s)).as("%s", t).contains("X.pad");
     }
     for (Target t : List.of(Target.CUDA, Target.OPENCL)) {
-      assertThat(names(AutoScheduler.untuned(t, List.of(y)))).as("%s", t).doesNotContain("X.pad");
+      // A thread per output (this depthwise filter's pick) reads in place; where rules tile it, the
+      // copy is inlined where it is read (gpuTilesStageThePaddedInput...).
+      Schedule s = AutoScheduler.untuned(t, List.of(y));
+      assertThat(s.stages())
+          .as("%s", t)
+          .filteredOn(st -> st.name().equals("X.pad"))
+          .allMatch(st -> st.attachType() == AttachType.INLINE);
     }
     check(y);
+  }
+
+  @Test
+  void gpuTilesStageThePaddedInputAndTheirProductReadsItWithoutASelect() {
+    // A dilated 3x3 convolution with its padding inside the sum: the rules' CUDA pick stages the
+    // input in shared memory, and the padding moves into that copy.
+    Tensor x = placeholder("X", FLOAT32, 1, 32, 28, 28);
+    Tensor w = placeholder("W", FLOAT32, 32, 32, 3, 3);
+    IterVar c = reduceAxis(32, "c");
+    IterVar ky = reduceAxis(3, "ky");
+    IterVar kx = reduceAxis(3, "kx");
+    Tensor y =
+        compute(
+            "Dilated",
+            shape(1, 32, 28, 28),
+            (n, o, i, j) -> {
+              Expr iy = i.add(ky.var().mul(2)).sub(2);
+              Expr ix = j.add(kx.var().mul(2)).sub(2);
+              Expr in =
+                  select(
+                      iy.ge(0).and(iy.lt(28)).and(ix.ge(0)).and(ix.lt(28)),
+                      x.at(n, c.var(), iy, ix),
+                      0.0);
+              return sum(in.mul(w.at(o, c.var(), ky.var(), kx.var())), c, ky, kx);
+            });
+    Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(y));
+    assertThat(names(s)).contains("X.pad.shared");
+    Stage local =
+        s.stages().stream().filter(st -> st.name().equals("Dilated.local")).findFirst().get();
+    assertThat(ComputeDag.selects(local.body())).isFalse();
+    GpuCheck.check(s, Map.of());
+    GpuCheck.check(AutoScheduler.untuned(Target.OPENCL, List.of(y)), Map.of());
   }
 
   @Test

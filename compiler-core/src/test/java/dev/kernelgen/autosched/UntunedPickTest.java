@@ -244,7 +244,7 @@ class UntunedPickTest {
               return dev.kernelgen.te.TE.sum(in.mul(w.at(o, c.var(), k.var())), c, k);
             });
     Schedule s = AutoScheduler.untuned(Target.CUDA, List.of(conv));
-    assertThat(s.trace().toString()).contains("s[X.shared].reorder_storage(j, i, k)");
+    assertThat(s.trace().toString()).contains("s[X.pad.shared].reorder_storage(j, i, k)");
     dev.kernelgen.topi.GpuCheck.check(
         AutoScheduler.untuned(Target.CUDA, List.of(UnseenOperatorsTest.conv1dGelu())),
         java.util.Map.of());
