@@ -16,8 +16,6 @@ import dev.kernelgen.tir.Evaluate;
 import dev.kernelgen.tir.For;
 import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.PrimFunc;
-import dev.kernelgen.tir.Seq;
-import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
 import java.util.List;
@@ -196,7 +194,7 @@ public final class CCodegen extends CLikePrinter {
       case VECTORIZED -> {
         List<Store> accs = Accumulations.trailing(f);
         if (!accs.isEmpty() && f.pragmas().isEmpty()) {
-          vectorReduction(f, accs);
+          scalarAccumulators(f, accs, List.of("#pragma omp simd"));
           return;
         }
         Store out = StreamingStores.streamedStore(f, func.params());
@@ -211,8 +209,17 @@ public final class CCodegen extends CLikePrinter {
           pragmas.add("#pragma GCC unroll " + Math.min(e.value(), 65534));
         }
       }
+      case SERIAL -> {
+        List<Store> accs = Accumulations.trailing(f);
+        if (!accs.isEmpty()
+            && f.pragmas().isEmpty()
+            && accs.stream().allMatch(a -> heapBuffers.contains(a.buffer()))) {
+          scalarAccumulators(f, accs, List.of());
+          return;
+        }
+      }
       // GPU-scheduled IR runs with its thread-bound loops one after the other.
-      case SERIAL, THREAD_BINDING, VTHREAD -> {}
+      case THREAD_BINDING, VTHREAD -> {}
     }
     // A loop takes one pragma in C: OpenMP's and GCC's each must stand directly before it.
     UserError.check(
@@ -257,61 +264,6 @@ public final class CCodegen extends CLikePrinter {
 
   /** Whether a streaming store since the innermost parallel loop's start awaits its fence. */
   private boolean fenceOwed;
-
-  /**
-   * A vectorized reduction loop: each element accumulated ({@code accs}, after the body's other
-   * statements) in a scalar, which {@code omp simd reduction} gives each vector lane a copy of,
-   * combined after the loop.
-   */
-  private void vectorReduction(For f, List<Store> accs) {
-    List<Stmt> before =
-        f.body() instanceof Seq q
-            ? q.stmts().subList(0, q.stmts().size() - accs.size())
-            : List.of();
-    List<Var> accVars = new ArrayList<>();
-    List<String> prevs = new ArrayList<>();
-    List<String> accNames = new ArrayList<>();
-    StringBuilder clauses = new StringBuilder("#pragma omp simd");
-    line("{");
-    indent();
-    for (Store st : accs) {
-      Binary b = (Binary) st.value();
-      Var accVar = new Var("acc", st.buffer().dtype());
-      accVars.add(accVar);
-      prevs.add(names.current(accVar));
-      String acc = names.bind(accVar, accVar.name());
-      accNames.add(acc);
-      String op =
-          switch (b.op()) {
-            case ADD -> "+";
-            case MUL -> "*";
-            case MIN -> "min";
-            default -> "max";
-          };
-      clauses.append(" reduction(").append(op).append(':').append(acc).append(')');
-      line(typeName(accVar.dtype()) + " " + acc + " = " + load(st.buffer(), st.index()) + ";");
-    }
-    serialFor(
-        f,
-        List.of(clauses.toString()),
-        () -> {
-          before.forEach(this::stmt);
-          for (int i = 0; i < accs.size(); i++) {
-            Store st = accs.get(i);
-            Expr value =
-                new Binary(((Binary) st.value()).op(), accVars.get(i), Accumulations.value(st));
-            line(accNames.get(i) + " = " + expr(value, true) + ";");
-          }
-        });
-    for (int i = 0; i < accs.size(); i++) {
-      line(load(accs.get(i).buffer(), accs.get(i).index()) + " = " + accNames.get(i) + ";");
-    }
-    dedent();
-    line("}");
-    for (int i = accs.size() - 1; i >= 0; i--) {
-      names.restore(accVars.get(i), prevs.get(i));
-    }
-  }
 
   /**
    * A row stored with non-temporal stores where the ISA has them and the row's start is aligned to
@@ -387,6 +339,9 @@ public final class CCodegen extends CLikePrinter {
   /** Heap temporaries of the module so far: each its own slot of a thread's workspace. */
   private int workspaceSlots;
 
+  /** The temporaries allocated on the heap (a thread's workspace), not on the stack. */
+  private final java.util.Set<dev.kernelgen.te.Buffer> heapBuffers = new java.util.HashSet<>();
+
   @Override
   void allocate(Allocate a) {
     String prev = names.current(a.buffer());
@@ -402,6 +357,7 @@ public final class CCodegen extends CLikePrinter {
       line(ty + " " + n + "[" + Math.max(1, size.getAsLong()) + "] __attribute__((aligned(64)));");
       stmt(a.body());
     } else {
+      heapBuffers.add(a.buffer());
       helper("kg_alloc", Workspace.ALLOC);
       String ws = helper("kg_workspace", Workspace.HELPER);
       String owned = n + "_owned";

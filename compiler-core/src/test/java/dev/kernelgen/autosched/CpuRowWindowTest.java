@@ -258,6 +258,29 @@ class CpuRowWindowTest {
    * the rows one vector loop over the plane ({@code lower.CoalescePitchedRows}: 20 rows of 23 plus
    * 21 columns); the window's rows pass over the row buffer one at a time.
    */
+  /**
+   * A long 1-d window (a 63-tap FIR filter) takes the row form with its taps as a loop inside the
+   * vectorized row; the row buffer, past the stack's limit, is a heap temporary, and each output's
+   * sum is held in a scalar across the taps (through memory, the C compiler kept the row loop
+   * scalar: 12.3 against 1.0 ms on one Zen 4 core).
+   */
+  @Test
+  void aLongWindowsSumStaysInAScalarAcrossItsTaps() {
+    Tensor x = ph("Sig", 3, 20062);
+    Tensor h = ph("Taps", 63);
+    IterVar t = TE.reduceAxis(63, "t");
+    Tensor out =
+        TE.compute(
+            "Fir",
+            TE.shape(3, 20000),
+            (b, i) -> TE.sum(x.at(b, i.add(t.var())).mul(h.at(t.var())), t));
+    assertThat(pickedLayout(out)).isEqualTo(CpuRowWindow.LAYOUT);
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(out));
+    String c = c(s);
+    assertThat(c).contains("kg_workspace(").containsPattern("float acc = Fir_local\\[[^]]+\\];");
+    Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
+  }
+
   @Test
   void bandsPitchAndTapRowsAreThoseOfTheHandWrittenSchedule() {
     Tensor big = fused(depthwise(97, 101, 3, 1, 1, true));

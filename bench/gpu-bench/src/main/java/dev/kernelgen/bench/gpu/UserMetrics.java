@@ -18,7 +18,8 @@ import java.util.List;
  * Operators a user writes for metrics and post-processing (the floor table's last rows, after
  * {@link UserStencils}): a reduction whose body is not a product (squared distances), two
  * reductions of one row feeding an epilogue, a reduction masked from the other side (a suffix max),
- * a window both strided and dilated, and a window over an activation computed before it.
+ * a window both strided and dilated, a window over an activation computed before it, and a long 1-d
+ * window (a FIR filter).
  */
 final class UserMetrics {
   private UserMetrics() {}
@@ -29,7 +30,22 @@ final class UserMetrics {
         minMaxRows(),
         suffixMax(),
         depthwiseStridedDilated(),
-        preActivationDepthwise());
+        preActivationDepthwise(),
+        firFilter());
+  }
+
+  /**
+   * A 63-tap FIR filter over 16 signals, {@code y[b, i] = sum_t x[b, i + t] * h[t]}: [16, 20000]
+   * (its C pick once ran 7x slower than its floor, each output's sum through memory).
+   */
+  static FloorBench.Op firFilter() {
+    Tensor x = placeholder("X", FLOAT32, 16, 20062);
+    Tensor h = placeholder("Taps", FLOAT32, 63);
+    IterVar t = reduceAxis(63, "t");
+    Tensor y =
+        compute(
+            "Fir", shape(16, 20000), (b, i) -> sum(x.at(b, i.add(t.var())).mul(h.at(t.var())), t));
+    return FloorBench.Op.library("user_fir63_16x20000", List.of(x, h), y);
   }
 
   /** {@code d[i, j] = sum_k (a[i, k] - b[j, k])^2}: nearest-neighbour search, [1024, 1024, 64]. */
