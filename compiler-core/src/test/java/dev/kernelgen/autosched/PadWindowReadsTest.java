@@ -106,6 +106,49 @@ class PadWindowReadsTest {
     GpuCheck.check(AutoScheduler.untuned(Target.OPENCL, List.of(y)), Map.of());
   }
 
+  /**
+   * Pooling of stride 2 with no padding (a user's 3-d max pool, a 1-d max pool of 3 taps): on CPUs
+   * the input is copied (padded by nothing) for the row form to store in phases; GPUs read it in
+   * place. Both equal the oracle.
+   */
+  @Test
+  void aStridedWindowWithoutPaddingIsCopiedOnCpus() {
+    Tensor v = placeholder("V", FLOAT32, 1, 3, 6, 14, 18);
+    IterVar kd = reduceAxis(2, "kd");
+    IterVar ky = reduceAxis(2, "ky");
+    IterVar kx = reduceAxis(2, "kx");
+    Tensor pool3d =
+        dev.kernelgen.te.TE.computeN(
+            "MaxPool3d",
+            shape(1, 3, 3, 7, 9),
+            ix ->
+                dev.kernelgen.te.TE.max(
+                    v.at(
+                        ix.get(0),
+                        ix.get(1),
+                        ix.get(2).mul(2).add(kd.var()),
+                        ix.get(3).mul(2).add(ky.var()),
+                        ix.get(4).mul(2).add(kx.var())),
+                    kd,
+                    ky,
+                    kx));
+    Tensor s = placeholder("S", FLOAT32, 4, 5, 201);
+    IterVar t = reduceAxis(3, "t");
+    Tensor pool1d =
+        compute(
+            "MaxPool1",
+            shape(4, 5, 100),
+            (b, c, o) -> dev.kernelgen.te.TE.max(s.at(b, c, o.mul(2).add(t.var())), t));
+    for (Tensor y : List.of(pool3d, pool1d)) {
+      String copy = y == pool3d ? "V.pad" : "S.pad";
+      assertThat(names(AutoScheduler.untuned(Target.C, List.of(y)))).as(y.name()).contains(copy);
+      assertThat(names(AutoScheduler.untuned(Target.CUDA, List.of(y))))
+          .as(y.name())
+          .doesNotContain(copy);
+      check(y);
+    }
+  }
+
   @Test
   void selectsOfDifferentValuesLeaveTheInput() {
     Tensor y = depthwiseStridedDilated(1.0);
