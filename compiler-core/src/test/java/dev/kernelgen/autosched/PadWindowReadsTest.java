@@ -147,6 +147,16 @@ class PadWindowReadsTest {
           .doesNotContain(copy);
       check(y);
     }
+    // A wider stride (a max over windows of 7, stride 4) keeps the tiles: in more phases the row
+    // form lost.
+    IterVar u = reduceAxis(7, "u");
+    Tensor wide =
+        compute(
+            "WinMax",
+            shape(4, 49),
+            (b, o) -> dev.kernelgen.te.TE.max(s.at(b, 0, o.mul(4).add(u.var())), u));
+    assertThat(names(AutoScheduler.untuned(Target.C, List.of(wide)))).doesNotContain("S.pad");
+    check(wide);
   }
 
   @Test
