@@ -438,6 +438,43 @@ class UntunedPickTest {
   }
 
   /**
+   * A one-axis elementwise output runs in parallel chunks, each a vectorized loop from a known
+   * start (a complex product chosen by the index's parity: 1570 -> 686 us, 2 Zen 4 cores); a ragged
+   * length equals the oracle.
+   */
+  @Test
+  void aLongOneAxisElementwiseOutputRunsInVectorizedChunks() {
+    int n = 2 * ElementwiseRoot.CHUNK + 6;
+    Tensor a = placeholder("A", FLOAT32, n);
+    Tensor b = placeholder("B", FLOAT32, n);
+    Tensor y =
+        dev.kernelgen.te.TE.compute(
+            "CMul",
+            dev.kernelgen.te.TE.shape(n),
+            k -> {
+              var re = k.floordiv(2).mul(2);
+              var im = re.add(1);
+              return dev.kernelgen.te.TE.select(
+                  k.floormod(2).eq(0),
+                  a.at(re).mul(b.at(re)).sub(a.at(im).mul(b.at(im))),
+                  a.at(re).mul(b.at(im)).add(a.at(im).mul(b.at(re))));
+            });
+    Schedule s = AutoScheduler.untuned(Target.C, List.of(y));
+    assertThat(s.trace().toString())
+        .contains("split(i, factor=" + ElementwiseRoot.CHUNK + ")")
+        .contains("parallel(i.outer)")
+        .contains("vectorize(i.inner)");
+    dev.kernelgen.testing.Check.check(
+        s,
+        OpSchedules.args(s),
+        java.util.Map.of(),
+        java.util.EnumSet.of(
+            dev.kernelgen.testing.Check.Backend.C, dev.kernelgen.testing.Check.Backend.IR),
+        1e-5,
+        1e-5);
+  }
+
+  /**
    * On GPUs a reduction masked by its output's indices (a prefix sum) takes the naive kernel, whose
    * loop then covers the output's own range only; a padding's bounds check in a convolution's
    * reduction (both indices on one side) does not force it.
