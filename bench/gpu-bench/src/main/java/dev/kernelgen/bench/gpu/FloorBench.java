@@ -54,10 +54,10 @@ import java.util.stream.Stream;
  * measure module's measurers (oracle check, warm-up, repeats, median), floor and pick in
  * alternating rounds (default 3), each side's fastest median kept.
  *
- * <p>Usage: {@code FloorBench OUT_JSON [--only TEXT[,TEXT...]] [--rounds N]}; {@code bench/gpu.sh
- * floor OUT} on the GPU machine; elsewhere the same main on {@code .device/lib} (after {@code
- * bench/gpu.sh prepare}) measures C only. The report and the JSON carry the CPU model and ISA level
- * ({@link CpuInfo}).
+ * <p>Usage: {@code FloorBench OUT_JSON [--only TEXT[,TEXT...]] [--rounds N] [--set new-user]};
+ * {@code bench/gpu.sh floor OUT} on the GPU machine; elsewhere the same main on {@code .device/lib}
+ * (after {@code bench/gpu.sh prepare}) measures C only. The report and the JSON carry the CPU model
+ * and ISA level ({@link CpuInfo}).
  */
 public final class FloorBench {
   private FloorBench() {}
@@ -202,10 +202,15 @@ public final class FloorBench {
     CHarnessMeasurer c = CHarnessMeasurer.fromEnvironment();
     CpuInfo cpu = CpuInfo.detect();
     System.out.println(cpu.line());
+    // --set new-user: the operators of NewUserOps instead of the floor table's.
+    int setAt = List.of(args).indexOf("--set");
+    boolean newUser = setAt >= 0 && args[setAt + 1].equals("new-user");
     List<Op> ops =
-        operators().stream()
-            .filter(op -> only == null || Stream.of(only.split(",")).anyMatch(op.name()::contains))
-            .toList();
+        (newUser ? NewUserOps.all() : operators())
+            .stream()
+                .filter(
+                    op -> only == null || Stream.of(only.split(",")).anyMatch(op.name()::contains))
+                .toList();
     List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
         "%-38s %-5s %12s %12s %9s%n", "operator", "tgt", "floor_us", "pick_us", "floor/pick");
