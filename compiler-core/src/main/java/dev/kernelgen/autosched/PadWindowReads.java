@@ -100,35 +100,41 @@ final class PadWindowReads implements SketchRule {
     }.visit(st.body());
     Map<Tensor, Padding> out = new LinkedHashMap<>();
     if (!state.gpu()) {
-      // A placeholder read through a strided window along the output's rows: a copy (padding of
-      // nothing), which the row form then stores in phases of the stride (CpuRowWindow).
-      Var col = st.axis().get(st.axis().size() - 1).var();
-      for (var e : reads.entrySet()) {
-        Tensor t = e.getKey();
-        if (!(t.op() instanceof dev.kernelgen.te.PlaceholderOp) || selects.containsKey(t)) {
-          continue;
-        }
-        boolean strided = false;
-        for (TensorRead r : e.getValue()) {
-          Expr last = r.indices().get(r.indices().size() - 1);
-          Long step = Simplifier.step(last, col);
-          strided |= step != null && step == MAX_COPIED_STRIDE && slides(st, r);
-        }
-        if (strided && t.shape().stream().allMatch(d -> d instanceof IntImm)) {
-          out.put(
-              t,
-              new Padding(
-                  new long[t.ndim()],
-                  new long[t.ndim()],
-                  dev.kernelgen.te.Cast.of(t.dtype(), IntImm.of(0))));
-        }
-      }
+      out.putAll(stridedCopies(st, reads, selects.keySet()));
     }
     for (var e : selects.entrySet()) {
       Tensor t = e.getKey();
       Padding p = padding(t, e.getValue(), reads.get(t), bounds);
       if (p != null && e.getValue().stream().anyMatch(sel -> slides(st, sel.trueValue()))) {
         out.put(t, p);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The placeholders {@code st} reads through a window of stride {@link #MAX_COPIED_STRIDE} along
+   * its rows, without a select around them ({@code selected}): each copied, padded by nothing, for
+   * the row form to store in phases of the stride ({@link CpuRowWindow}).
+   */
+  private static Map<Tensor, Padding> stridedCopies(
+      Stage st, Map<Tensor, List<TensorRead>> reads, java.util.Set<Tensor> selected) {
+    Var col = st.axis().get(st.axis().size() - 1).var();
+    Map<Tensor, Padding> out = new LinkedHashMap<>();
+    for (var e : reads.entrySet()) {
+      Tensor t = e.getKey();
+      if (!(t.op() instanceof dev.kernelgen.te.PlaceholderOp)
+          || selected.contains(t)
+          || !t.shape().stream().allMatch(d -> d instanceof IntImm)) {
+        continue;
+      }
+      for (TensorRead r : e.getValue()) {
+        Long step = Simplifier.step(r.indices().get(r.indices().size() - 1), col);
+        if (step != null && step == MAX_COPIED_STRIDE && slides(st, r)) {
+          Expr zero = dev.kernelgen.te.Cast.of(t.dtype(), IntImm.of(0));
+          out.put(t, new Padding(new long[t.ndim()], new long[t.ndim()], zero));
+          break;
+        }
       }
     }
     return out;

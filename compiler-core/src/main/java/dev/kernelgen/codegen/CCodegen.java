@@ -3,6 +3,7 @@ package dev.kernelgen.codegen;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Binary;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
@@ -18,8 +19,10 @@ import dev.kernelgen.tir.ForKind;
 import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.Store;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Prints lowered functions as one C11 source file, compiled with OpenMP into a shared library (see
@@ -340,7 +343,7 @@ public final class CCodegen extends CLikePrinter {
   private int workspaceSlots;
 
   /** The temporaries allocated on the heap (a thread's workspace), not on the stack. */
-  private final java.util.Set<dev.kernelgen.te.Buffer> heapBuffers = new java.util.HashSet<>();
+  private final Set<Buffer> heapBuffers = new HashSet<>();
 
   @Override
   void allocate(Allocate a) {

@@ -1,8 +1,16 @@
 package dev.kernelgen.bench.gpu;
 
+import static dev.kernelgen.te.TE.exp;
+import static dev.kernelgen.te.TE.f32;
+import static dev.kernelgen.te.TE.i32;
+import static dev.kernelgen.te.TE.maximum;
+import static dev.kernelgen.te.TE.minimum;
+
+import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.Tensor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The new-user operator sets ({@link NewUserOpsA}, {@link NewUserOpsB}, {@link NewUserOpsC}, {@link
@@ -18,6 +26,21 @@ final class NewUserOps {
     FloorBench.Op op(String name) {
       return FloorBench.Op.library(name, inputs, outputs.toArray(Tensor[]::new));
     }
+  }
+
+  /** Adds the operator {@code d} makes under {@code name}. */
+  static void add(List<FloorBench.Op> ops, String name, Supplier<Def> d) {
+    ops.add(d.get().op(name));
+  }
+
+  /** The logistic function. */
+  static Expr sig(Expr x) {
+    return f32(1.0).div(f32(1.0).add(exp(x.mul(-1.0))));
+  }
+
+  /** {@code e} clamped to [0, hi]. */
+  static Expr clampIdx(Expr e, int hi) {
+    return minimum(maximum(e, i32(0)), i32(hi));
   }
 
   static List<FloorBench.Op> all() {

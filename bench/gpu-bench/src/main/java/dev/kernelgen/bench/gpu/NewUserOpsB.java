@@ -1,5 +1,7 @@
 package dev.kernelgen.bench.gpu;
 
+import static dev.kernelgen.bench.gpu.NewUserOps.add;
+import static dev.kernelgen.bench.gpu.NewUserOps.sig;
 import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.te.Expr;
@@ -259,14 +261,5 @@ final class NewUserOpsB {
           return new NewUserOps.Def(List.of(a, b), List.of(y));
         });
     return ops;
-  }
-
-  private static void add(
-      List<FloorBench.Op> ops, String name, java.util.function.Supplier<NewUserOps.Def> d) {
-    ops.add(d.get().op(name));
-  }
-
-  static Expr sig(Expr x) {
-    return f32(1.0).div(f32(1.0).add(exp(x.mul(-1.0))));
   }
 }

@@ -1,5 +1,7 @@
 package dev.kernelgen.bench.gpu;
 
+import static dev.kernelgen.bench.gpu.NewUserOps.add;
+import static dev.kernelgen.bench.gpu.NewUserOps.clampIdx;
 import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.te.Expr;
@@ -313,18 +315,5 @@ final class NewUserOpsC {
           return new NewUserOps.Def(List.of(x), List.of(y));
         });
     return ops;
-  }
-
-  private static void add(
-      List<FloorBench.Op> ops, String name, java.util.function.Supplier<NewUserOps.Def> d) {
-    ops.add(d.get().op(name));
-  }
-
-  static Expr sig(Expr x) {
-    return f32(1.0).div(f32(1.0).add(exp(x.mul(-1.0))));
-  }
-
-  static Expr clampIdx(Expr e, int hi) {
-    return minimum(maximum(e, i32(0)), i32(hi));
   }
 }
