@@ -1,12 +1,20 @@
 package dev.kernelgen.bench.gpu;
 
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.computeN;
 import static dev.kernelgen.te.TE.exp;
 import static dev.kernelgen.te.TE.f32;
 import static dev.kernelgen.te.TE.i32;
 import static dev.kernelgen.te.TE.maximum;
 import static dev.kernelgen.te.TE.minimum;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.reduceAxis;
+import static dev.kernelgen.te.TE.shape;
+import static dev.kernelgen.te.TE.sum;
 
 import dev.kernelgen.te.Expr;
+import dev.kernelgen.te.IterVar;
+import dev.kernelgen.te.TE;
 import dev.kernelgen.te.Tensor;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +49,32 @@ final class NewUserOps {
   /** {@code e} clamped to [0, hi]. */
   static Expr clampIdx(Expr e, int hi) {
     return minimum(maximum(e, i32(0)), i32(hi));
+  }
+
+  /**
+   * A 2x2x2 pooling of stride 2 over [n, c, d, h, w] (NCDHW), its maximum or its mean, the input
+   * read in place (no padding).
+   */
+  static Def pool3d(int n, int c, int d, int h, int w, boolean max) {
+    Tensor x = placeholder("X", FLOAT32, n, c, d, h, w);
+    IterVar kd = reduceAxis(2, "kd");
+    IterVar ky = reduceAxis(2, "ky");
+    IterVar kx = reduceAxis(2, "kx");
+    Tensor y =
+        computeN(
+            max ? "MaxPool3d" : "AvgPool3d",
+            shape(n, c, d / 2, h / 2, w / 2),
+            ix -> {
+              Expr in =
+                  x.at(
+                      ix.get(0),
+                      ix.get(1),
+                      ix.get(2).mul(2).add(kd.var()),
+                      ix.get(3).mul(2).add(ky.var()),
+                      ix.get(4).mul(2).add(kx.var()));
+              return max ? TE.max(in, kd, ky, kx) : sum(in, kd, ky, kx).mul(0.125);
+            });
+    return new Def(List.of(x), List.of(y));
   }
 
   static List<FloorBench.Op> all() {

@@ -2,6 +2,7 @@ package dev.kernelgen.bench.gpu;
 
 import static dev.kernelgen.bench.gpu.NewUserOps.add;
 import static dev.kernelgen.bench.gpu.NewUserOps.clampIdx;
+import static dev.kernelgen.bench.gpu.NewUserOps.pool3d;
 import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.te.Expr;
@@ -195,29 +196,7 @@ final class NewUserOpsC {
           return new NewUserOps.Def(List.of(a, b), List.of(y));
         });
     // 9. 3-d max pool 2x2x2 stride 2, NCDHW
-    add(
-        ops,
-        "max_pool3d_2x16x32x56x56",
-        () -> {
-          Tensor x = placeholder("X", FLOAT32, 2, 16, 32, 56, 56);
-          IterVar kd = reduceAxis(2, "kd"), ky = reduceAxis(2, "ky"), kx = reduceAxis(2, "kx");
-          Tensor y =
-              computeN(
-                  "MaxPool3d",
-                  shape(2, 16, 16, 28, 28),
-                  ix ->
-                      max(
-                          x.at(
-                              ix.get(0),
-                              ix.get(1),
-                              ix.get(2).mul(2).add(kd.var()),
-                              ix.get(3).mul(2).add(ky.var()),
-                              ix.get(4).mul(2).add(kx.var())),
-                          kd,
-                          ky,
-                          kx));
-          return new NewUserOps.Def(List.of(x), List.of(y));
-        });
+    add(ops, "max_pool3d_2x16x32x56x56", () -> pool3d(2, 16, 32, 56, 56, true));
     // 10. warp by per-image integer shifts (zero outside)
     add(
         ops,

@@ -1,6 +1,7 @@
 package dev.kernelgen.bench.gpu;
 
 import static dev.kernelgen.bench.gpu.NewUserOps.add;
+import static dev.kernelgen.bench.gpu.NewUserOps.pool3d;
 import static dev.kernelgen.te.TE.*;
 
 import dev.kernelgen.te.Expr;
@@ -155,54 +156,9 @@ final class NewUserOpsD {
           return new NewUserOps.Def(List.of(x), List.of(y));
         });
     // 22. 3-d avg pool 2x2x2, NCDHW, output width 56 (divisible by 8 and 16)
-    add(
-        ops,
-        "avg_pool3d_1x8x16x112x112",
-        () -> {
-          Tensor x = placeholder("X", FLOAT32, 1, 8, 16, 112, 112);
-          IterVar kd = reduceAxis(2, "kd"), ky = reduceAxis(2, "ky"), kx = reduceAxis(2, "kx");
-          Tensor y =
-              computeN(
-                  "AvgPool3d",
-                  shape(1, 8, 8, 56, 56),
-                  ix ->
-                      sum(
-                              x.at(
-                                  ix.get(0),
-                                  ix.get(1),
-                                  ix.get(2).mul(2).add(kd.var()),
-                                  ix.get(3).mul(2).add(ky.var()),
-                                  ix.get(4).mul(2).add(kx.var())),
-                              kd,
-                              ky,
-                              kx)
-                          .mul(0.125));
-          return new NewUserOps.Def(List.of(x), List.of(y));
-        });
+    add(ops, "avg_pool3d_1x8x16x112x112", () -> pool3d(1, 8, 16, 112, 112, false));
     // 23. 3-d max pool 2x2x2 with output width 56
-    add(
-        ops,
-        "max_pool3d_1x8x16x112x112",
-        () -> {
-          Tensor x = placeholder("X", FLOAT32, 1, 8, 16, 112, 112);
-          IterVar kd = reduceAxis(2, "kd"), ky = reduceAxis(2, "ky"), kx = reduceAxis(2, "kx");
-          Tensor y =
-              computeN(
-                  "MaxPool3d",
-                  shape(1, 8, 8, 56, 56),
-                  ix ->
-                      max(
-                          x.at(
-                              ix.get(0),
-                              ix.get(1),
-                              ix.get(2).mul(2).add(kd.var()),
-                              ix.get(3).mul(2).add(ky.var()),
-                              ix.get(4).mul(2).add(kx.var())),
-                          kd,
-                          ky,
-                          kx));
-          return new NewUserOps.Def(List.of(x), List.of(y));
-        });
+    add(ops, "max_pool3d_1x8x16x112x112", () -> pool3d(1, 8, 16, 112, 112, true));
     // 24. 1-d max pool k3 s2 over [B, C, T]
     add(
         ops,
