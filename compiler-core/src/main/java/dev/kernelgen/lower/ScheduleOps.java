@@ -81,7 +81,7 @@ final class ScheduleOps {
    * wider than the axes (64-bit indices, {@link IndexWidth#WIDE}), an axis read as a value (a
    * compute of its index, an argmin's position, a mask) keeps its own dtype through a cast, exact
    * since every dim fits its axis's dtype; tensor indices keep the wide value, which the flattened
-   * address needs.
+   * address needs, and so do comparisons (bounds, masks), which later passes partition loops by.
    */
   static Expr substituteAxes(Expr e, Map<Var, Expr> values) {
     return new ExprMutator() {
