@@ -104,6 +104,7 @@ public final class TE {
 
   public static Tensor placeholder(String name, DType dtype, List<Expr> shape) {
     checkName(name);
+    checkRank(name, shape);
     return new PlaceholderOp(name, shape(shape.toArray()), dtype).output();
   }
 
@@ -130,6 +131,7 @@ public final class TE {
 
   private static Tensor computeArity(String name, List<Expr> shape, BodyN body, int arity) {
     checkName(name);
+    checkRank(name, shape);
     UserError.check(
         shape.size() == arity,
         "compute '%s' has %d dims but its body takes %d indices",
@@ -157,6 +159,19 @@ public final class TE {
       out[d] = d < base.length ? base[d] : "ax" + d;
     }
     return out;
+  }
+
+  /**
+   * Tensors have at least one dim, as a reduction over every axis lifted out of an expression has
+   * one of extent 1 ({@link NestedReductions}): the schedules, the launchers and the host tensors
+   * all index by dims.
+   */
+  private static void checkRank(String name, List<Expr> shape) {
+    UserError.check(
+        !shape.isEmpty(),
+        "tensor '%s' has no dims (rank 0): a tensor has at least one; declare a scalar as shape(1)"
+            + " and read it at(0)",
+        name);
   }
 
   private static void checkName(String name) {
