@@ -352,6 +352,14 @@ public final class AnalyticPredictor implements Predictor {
     // the tile is whole 16-byte vectors the native compiler can load and store at once, which a
     // window sliding along that axis (a convolution's x + dj) does not allow either (an H200
     // conv2d with a row tile of 7: 591 us; of 1, with the same reuse elsewhere: 324-400 us).
+    // Inputs the multiply-adds read from global memory: a warp whose threads lie along an outer
+    // axis touches a sector per few elements (an H100 stereo cost volume [64,48,64] over 40
+    // disparities, its right image read at w - d by warps of 2 columns x 16 rows: 0.27x its naive
+    // kernel, whose warps read 32 columns). Against a whole warp's run of 32, as the other rows.
+    if (get(n, "gpu.direct_inputs", 0) > 0) {
+      double bytes = 4 * Math.max(1, get(n, "gpu.direct_run", 32));
+      cost *= Math.max(1, (bytes + 32) / bytes / 1.25);
+    }
     double inner = get(n, "gpu.reg_inner", 1);
     cost *= 1 + 0.05 * (inner - 1);
     if (inner > 1 && (inner % 4 != 0 || get(n, "gpu.inner_window", 0) > 0)) {

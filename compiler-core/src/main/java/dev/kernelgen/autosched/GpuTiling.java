@@ -38,6 +38,7 @@ final class GpuTiling {
     Schedule s = state.schedule();
     List<IterVar> axes = tiled.axis();
     int n = axes.size();
+    int direct = directInputs(local, reused); // before the reused go to the copies
     int[] th = new int[n];
     int[] reg = new int[n];
     long threads = 1;
@@ -249,6 +250,8 @@ final class GpuTiling {
     state.note(red, "gpu.reduce", reduce);
     state.note(red, "gpu.windows_only", windows ? 1 : 0);
     state.note(red, "gpu.warp_run", warpRun(axes, th, reg));
+    state.note(red, "gpu.direct_inputs", direct);
+    state.note(red, "gpu.direct_run", directRun(axes, th, reg));
     state.note(red, "gpu.outputs", outputs);
     state.note(red, "gpu.shared_bytes", shared == 1 ? (doubled ? 8 : 4) * stagedElems : 0);
     state.note(red, "gpu.block_intensity", tileElems > 0 ? stepWork / tileElems : 1e9);
@@ -353,6 +356,40 @@ final class GpuTiling {
     double run = e > 0 ? Math.min(lanes, e) : lanes;
     if (n > 1 && lanes < 32 && e > 0 && th[n - 1] == e && reg[n - 2] == 1) {
       run *= Math.min(th[n - 2], Math.max(1, 32 / th[n - 1]));
+    }
+    return run;
+  }
+
+  /**
+   * The inputs that no two threads share, read by the multiply-adds straight from global memory (a
+   * stereo cost volume's right image, read at {@code w - d}).
+   */
+  private static int directInputs(Stage local, List<Tensor> reused) {
+    int direct = 0;
+    for (Tensor t : ComputeDag.directReads(local).keySet()) {
+      if (!reused.contains(t)) {
+        direct++;
+      }
+    }
+    return direct;
+  }
+
+  /**
+   * The consecutive elements of the output's innermost axis that a warp's threads cover over the
+   * unrolled loads of their register tiles (a thread's neighbouring elements come from the sectors
+   * its previous load brought into L1), continued over the next axis where they cover whole rows:
+   * how much of each 32-byte sector an input read there at that axis uses.
+   */
+  static double directRun(List<IterVar> axes, int[] th, int[] reg) {
+    int n = axes.size();
+    int lanes = Math.min(32, th[n - 1]);
+    long e = ComputeDag.extent(axes.get(n - 1));
+    double run = (double) lanes * reg[n - 1];
+    if (e > 0) {
+      run = Math.min(run, e);
+    }
+    if (n > 1 && lanes < 32 && e > 0 && (long) th[n - 1] * reg[n - 1] == e && reg[n - 2] == 1) {
+      run *= Math.min(th[n - 2], Math.max(1, 32 / lanes));
     }
     return run;
   }

@@ -71,6 +71,7 @@ class UnseenOperatorsTest {
     c.add(new Op("l2_normalize_inline", List.of(l2NormalizeInline(x)), Map.of()));
     c.add(new Op("center_columns", List.of(centerColumns()), Map.of()));
     c.add(new Op("max_of_broadcast_sum", List.of(maxOfBroadcastSum()), Map.of()));
+    c.add(new Op("stereo_cost_volume", List.of(costVolume(37, 5, 19, 6)), Map.of()));
     Var ch = var("ch");
     Var w = var("w");
     Tensor xs = placeholder("Xs", FLOAT32, 2, ch, 3, w);
@@ -327,6 +328,22 @@ class UnseenOperatorsTest {
           Expr inner = v.add(v.mul(v).mul(v).mul(0.044715)).mul(0.7978845608);
           return v.mul(0.5).mul(tanh(inner).add(1.0));
         });
+  }
+
+  /**
+   * A stereo cost volume: {@code y[d, h, w] = sum_c l[c, h, w] * r[c, h, w - d] / C}, zero where
+   * {@code w < d}. The right image is read by no two outputs at the same element of their tile.
+   */
+  static Tensor costVolume(int channels, int height, int width, int disparities) {
+    Tensor l = placeholder("L", FLOAT32, channels, height, width);
+    Tensor r = placeholder("R", FLOAT32, channels, height, width);
+    IterVar c = reduceAxis(channels, "c");
+    return compute(
+        "CostVol",
+        shape(disparities, height, width),
+        (d, h, w) ->
+            sum(select(w.sub(d).ge(0), l.at(c.var(), h, w).mul(r.at(c.var(), h, w.sub(d))), 0.0), c)
+                .mul(1.0 / channels));
   }
 
   /** Two groups of a 3x3 convolution, SAME padding: output channel o reads group o / 3. */

@@ -17,6 +17,7 @@ import dev.kernelgen.topi.Padding;
 import dev.kernelgen.topi.Pooling;
 import dev.kernelgen.tune.Configuration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -347,6 +348,23 @@ class UntunedPickTest {
               t, List.of(out), SketchRules.defaults(), new AnalyticPredictor());
       assertThat(pick.values()).as(t.name()).containsEntry(conv.name() + ".reg3", 1);
       assertThat(3 % pick.values().get(conv.name() + ".tile_k")).as(t + " " + pick).isZero();
+    }
+  }
+
+  @Test
+  void gpuWarpsReadAnInputNoThreadsShareAlongItsRows() {
+    // A stereo cost volume [64,48,64] over 40 disparities reads its right image at w - d, once per
+    // output: the pick had put a warp over 2 columns x 16 rows (a sector per 2 floats), 0.27x the
+    // naive kernel on an H100. The notes say which: the columns one warp covers.
+    Tensor vol = UnseenOperatorsTest.costVolume(64, 48, 64, 40);
+    for (Target t : List.of(Target.CUDA, Target.OPENCL)) {
+      Configuration pick =
+          AutoScheduler.untunedConfig(
+              t, List.of(vol), SketchRules.defaults(), new AnalyticPredictor());
+      Map<String, Double> notes = AutoScheduler.notes(t, List.of(vol), pick);
+      String stage = notes.keySet().iterator().next().split("/")[0];
+      assertThat(notes).as(t + " " + pick).containsEntry(stage + "/gpu.direct_inputs", 1.0);
+      assertThat(notes.get(stage + "/gpu.direct_run")).as(t + " " + pick).isGreaterThanOrEqualTo(8);
     }
   }
 
