@@ -47,4 +47,16 @@ class BinaryValueTest {
         .isInstanceOf(UserError.class)
         .hasMessageContaining("dtype mismatch");
   }
+
+  @Test
+  void operatorsOnOperandsOfTheWrongKindNameTheOperatorAndTheDtype() {
+    FloatImm x = new FloatImm(DType.FLOAT32, 2.5);
+    FloatImm y = new FloatImm(DType.FLOAT32, 2);
+    assertThatThrownBy(() -> new Binary(BinOp.FLOOR_MOD, x, y))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("needs integer operands, got float32");
+    assertThatThrownBy(() -> new Binary(BinOp.DIV, i, j))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("use floordiv for integer division");
+  }
 }
