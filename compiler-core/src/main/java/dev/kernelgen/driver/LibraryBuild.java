@@ -317,7 +317,8 @@ final class LibraryBuild {
         OperatorModel.arguments(def.inputs()),
         OperatorModel.arguments(def.outputs()),
         dims.stream().map(Var::name).toList(),
-        variants);
+        variants,
+        ReadRequirements.of(def));
   }
 
   private Build build(

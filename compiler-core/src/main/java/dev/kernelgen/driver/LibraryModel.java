@@ -96,15 +96,26 @@ public record LibraryModel(
       List<Argument> inputs,
       List<Argument> outputs,
       List<String> dims,
-      List<Variant> variants) {
+      List<Variant> variants,
+      List<Requirement> requirements) {
     public Operator {
       expressions = List.copyOf(expressions);
       inputs = List.copyOf(inputs);
       outputs = List.copyOf(outputs);
       dims = List.copyOf(dims);
       variants = List.copyOf(variants);
+      requirements = List.copyOf(requirements);
     }
   }
+
+  /**
+   * A condition on the symbolic dims that the launcher checks before a launch ({@link
+   * ReadRequirements}: a read that would leave its tensor otherwise).
+   *
+   * @param holds a boolean expression over the dims
+   * @param what the read and the bound it would pass, for the message
+   */
+  public record Requirement(Expr holds, String what) {}
 
   /** An input or output tensor: its name, dtype and shape over the symbolic dims. */
   public record Argument(String name, DType dtype, List<Expr> shape) {

@@ -11,6 +11,7 @@ import dev.kernelgen.driver.LibraryModel.Build;
 import dev.kernelgen.driver.LibraryModel.Kernel;
 import dev.kernelgen.driver.LibraryModel.Operator;
 import dev.kernelgen.driver.LibraryModel.Param;
+import dev.kernelgen.driver.LibraryModel.Requirement;
 import dev.kernelgen.driver.LibraryModel.Variant;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
@@ -29,8 +30,9 @@ import javax.lang.model.element.Modifier;
 /**
  * An operator's shape checks: {@code <op>Dims} checks the inputs' dtypes and ranks, binds each dim
  * to the first input axis it is the extent of (a 32-bit dim must fit an {@code int}), checks the
- * other axes against the dims and returns them; {@code <op>CheckOutputs} checks the outputs against
- * the shapes the dims imply.
+ * other axes against the dims and the conditions its reads need of them (a broadcast over dims
+ * written apart: {@code LibraryModel.Requirement}) and returns them; {@code <op>CheckOutputs}
+ * checks the outputs against the shapes the dims imply.
  */
 final class ShapeChecks {
   private final Operator op;
@@ -134,6 +136,19 @@ final class ShapeChecks {
         }
         checkDim(m, names.inputs.get(k), ax, d);
       }
+    }
+    for (Requirement q : op.requirements()) {
+      StringBuilder values = new StringBuilder();
+      for (Var v : FreeVars.of(q.holds())) {
+        values.append(", \"").append(v.name()).append("\", ").append(names.dimLocals.get(v.name()));
+      }
+      m.addStatement(
+          "$T.require($S, $L, $S$L)",
+          LAUNCHERS,
+          op.name(),
+          JavaExpr.print(q.holds(), names.dimLocals),
+          q.what(),
+          values);
     }
     m.addStatement(
         "return new long[] {$L}",

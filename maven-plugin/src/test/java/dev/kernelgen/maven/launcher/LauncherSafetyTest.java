@@ -31,6 +31,7 @@ class LauncherSafetyTest {
   @TempDir static Path tmp;
   static CompiledLauncher math;
   static CompiledLauncher two;
+  static CompiledLauncher broadcast;
 
   static final Class<?>[] HOST2 = {HostTensor.class, HostTensor.class};
   static final Class<?>[] DEVICE2 = {DeviceTensor.class, DeviceTensor.class};
@@ -43,6 +44,9 @@ class LauncherSafetyTest {
     two =
         CompiledLauncher.build(
             TestSpecs.TwoKernelsSpec.class, "TwoKernels", tmp.resolve("two"), targets());
+    broadcast =
+        CompiledLauncher.build(
+            TestSpecs.BroadcastSpec.class, "BroadcastKernels", tmp.resolve("bc"), targets());
   }
 
   /** C, Java, OpenCL, and CUDA where nvcc is found: every device {@link #devices()} lists. */
@@ -96,6 +100,30 @@ class LauncherSafetyTest {
                 () -> math.call(k, "allocateRowSumOutput", new Class<?>[] {HostTensor.class}, x))
             .isInstanceOf(IllegalStateException.class)
             .hasMessage(closed);
+      }
+    }
+  }
+
+  @Test
+  void aReadPastItsTensorOverDimsWrittenApartIsRefusedBeforeTheLaunch() throws Throwable {
+    // A new user's broadcast: b [k] read at every column of a [n, m]. Launched with k = 1 and m =
+    // 10^8 the C and OpenCL kernels killed the JVM (SIGSEGV); with m = 16 they returned garbage.
+    Class<?>[] host3 = {HostTensor.class, HostTensor.class, HostTensor.class};
+    for (Device d : devices()) {
+      try (AutoCloseable k = broadcast.load(d);
+          HostTensor a = HostTensor.of(ramp(32, 0), 2, 16);
+          HostTensor shortB = HostTensor.of(ramp(1, 5), 1);
+          HostTensor b = HostTensor.of(ramp(20, 5), 20);
+          HostTensor y = HostTensor.zeros(DataType.FLOAT32, 2, 16)) {
+        assertThatThrownBy(() -> broadcast.call(k, "rowPlus", host3, a, shortB, y))
+            .as(d.name())
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(
+                "rowPlus: compute 'Y' reads b[j]: index 0 of 'b' runs 0..(m - 1), past dim 0 = k"
+                    + " (n = 2, m = 16, k = 1)");
+        broadcast.call(k, "rowPlus", host3, a, b, y); // k = 20 >= m: reads inside b
+        float[] out = y.toFloatArray();
+        assertThat(out[17]).isEqualTo(ramp(32, 0)[17] + ramp(20, 5)[1]);
       }
     }
   }

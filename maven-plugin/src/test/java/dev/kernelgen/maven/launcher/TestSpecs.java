@@ -186,6 +186,39 @@ public final class TestSpecs {
     }
   }
 
+  /**
+   * A broadcast over dims the spec wrote apart: {@code b} has {@code k} elements and is read at
+   * every column {@code j < m}, so a launch needs {@code m <= k} (nothing else relates them).
+   */
+  @KernelLibrary(
+      name = "BroadcastKernels",
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
+  public static final class BroadcastSpec {
+    @Operator
+    public static OperatorDef rowPlus() {
+      Var n = var("n");
+      Var m = var("m");
+      Var k = var("k");
+      Tensor a = placeholder("a", FLOAT32, n, m);
+      Tensor b = placeholder("b", FLOAT32, k);
+      return OperatorDef.of(
+          List.of(a, b), compute("Y", shape(n, m), (i, j) -> a.at(i, j).add(b.at(j))));
+    }
+  }
+
+  /** An operator of no inputs: half of each index. */
+  @KernelLibrary(
+      name = "IotaKernels",
+      targets = {Target.C, Target.JAVA})
+  public static final class IotaSpec {
+    @Operator
+    public static OperatorDef iota() {
+      return OperatorDef.of(
+          List.of(),
+          compute("Iota", shape(5), i -> dev.kernelgen.te.TE.cast(FLOAT32, i).mul(0.5f)));
+    }
+  }
+
   /** A row sum over a zero-padded copy of the input: a buffer the C kernel allocates itself. */
   @KernelLibrary(
       name = "PaddedSumKernels",

@@ -269,6 +269,27 @@ public final class Launchers {
     }
   }
 
+  /**
+   * Checks a condition the dims must meet for the kernels' reads to stay inside their tensors (a
+   * broadcast read over dims the spec wrote apart).
+   *
+   * @param dims the dims the condition uses, as name and value pairs, for the message
+   * @throws IllegalArgumentException naming the operator, the read and the dims
+   */
+  public static void require(String op, boolean holds, String what, Object... dims) {
+    if (!holds) {
+      StringBuilder values = new StringBuilder();
+      for (int i = 0; i + 1 < dims.length; i += 2) {
+        values
+            .append(values.isEmpty() ? "" : ", ")
+            .append(dims[i])
+            .append(" = ")
+            .append(dims[i + 1]);
+      }
+      throw new IllegalArgumentException(op + ": " + what + " (" + values + ")");
+    }
+  }
+
   /** A symbolic dim bound from an argument, checked to fit a 32-bit kernel parameter. */
   public static long int32Dim(String op, String dim, long value) {
     if (value > Integer.MAX_VALUE) {
