@@ -108,9 +108,9 @@ public final class Lifecycle {
   }
 
   private void lockShared() {
-    if (lock.readLock().tryLock()) {
-      return;
-    }
+    // The timed tryLock, even for no wait: it queues behind a waiting close or capture, where the
+    // untimed one takes the lock ahead of them, and threads that keep using it (four launching in
+    // a loop) would starve a close for ever.
     try {
       if (lock.readLock().tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
         return;

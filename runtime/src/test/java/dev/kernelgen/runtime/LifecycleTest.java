@@ -212,4 +212,50 @@ class LifecycleTest {
     assertThat(life.close()).isFalse();
     assertThatThrownBy(life::enter).hasMessage("thing was closed");
   }
+
+  @Test
+  void closeIsNotStarvedByThreadsThatKeepUsingIt() throws Exception {
+    // A new user's launcher: four threads launching in a loop, the main thread closing it. The
+    // uses overlapped so that one was always in flight, and a new one took the read lock ahead of
+    // the waiting close (a barging tryLock): close() had not returned after 60 s.
+    Lifecycle life = new Lifecycle("launcher L");
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicLong uses = new java.util.concurrent.atomic.AtomicLong();
+    java.util.List<Thread> threads = new java.util.ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      Thread th =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    while (!stop.get()) {
+                      try (Lifecycle.Use u = life.enter()) {
+                        uses.incrementAndGet();
+                        long until = System.nanoTime() + 200_000; // a launch of 0.2 ms
+                        while (System.nanoTime() < until) {
+                          Thread.onSpinWait();
+                        }
+                      } catch (IllegalStateException closed) {
+                        return;
+                      }
+                    }
+                  });
+      threads.add(th);
+    }
+    while (uses.get() < 100) {
+      Thread.onSpinWait();
+    }
+    CompletableFuture<Boolean> closing = CompletableFuture.supplyAsync(life::close);
+    try {
+      assertThat(closing.get(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      stop.set(true);
+      for (Thread th : threads) {
+        th.join(10_000);
+      }
+    }
+    assertThatThrownBy(life::enter)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("launcher L was closed");
+  }
 }
