@@ -116,9 +116,9 @@ final class OperatorMethods {
         "allocate"
             + Character.toUpperCase(op.name().charAt(0))
             + op.name().substring(1)
-            + (op.outputs().size() == 1
-                ? "Output"
-                : capitalize(OperatorNames.javaName(out.name())));
+            + (op.outputs().size() == 1 ? "Output" : capitalize(OperatorNames.javaName(out.name())))
+            // With no inputs the two take no parameters: the device tensor's is named apart.
+            + (names.inputs.isEmpty() && type == DEVICE_TENSOR ? "OnDevice" : "");
     MethodSpec.Builder m =
         MethodSpec.methodBuilder(name)
             .addModifiers(Modifier.PUBLIC)

@@ -61,4 +61,24 @@ class LauncherNamesTest {
       assertThat(out.toFloatArray()).containsExactly(expected);
     }
   }
+
+  @Test
+  void anOperatorWithoutInputsGetsAllocatorsOfTwoNamesAndRuns() throws Throwable {
+    // Both allocators took no parameters and had one name: the launcher did not compile.
+    CompiledLauncher launcher =
+        CompiledLauncher.build(
+            TestSpecs.IotaSpec.class, "IotaKernels", tmp.resolve("iota"), Target.JAVA, Target.C);
+    assertThat(launcher.type().getMethod("allocateIotaOutputOnDevice").getReturnType())
+        .isEqualTo(dev.kernelgen.runtime.launch.DeviceTensor.class);
+    java.util.List<dev.kernelgen.runtime.Device> devices = new java.util.ArrayList<>();
+    devices.add(Devices.java());
+    Devices.cpu().ifPresent(devices::add);
+    for (var d : devices) {
+      try (AutoCloseable k = launcher.load(d);
+          HostTensor out = (HostTensor) launcher.call(k, "allocateIotaOutput", new Class<?>[] {})) {
+        launcher.call(k, "iota", new Class<?>[] {HostTensor.class}, out);
+        assertThat(out.toFloatArray()).as(d.name()).containsExactly(0f, 0.5f, 1f, 1.5f, 2f);
+      }
+    }
+  }
 }
