@@ -22,10 +22,17 @@ public final class Binary implements Expr {
   public Binary(BinOp op, Expr a, Expr b) {
     // Checked without building messages first: this constructor is on every hot path.
     if (a.dtype() != b.dtype()) {
+      Expr integer = a.dtype().isFloat() ? b : a;
+      Expr real = a.dtype().isFloat() ? a : b;
+      String hint =
+          real.dtype().isFloat() && integer.dtype().isInt()
+              ? String.format(
+                  "; cast the integer side: cast(%s, %s)", real.dtype().name(), integer.show())
+              : "";
       throw new UserError(
           String.format(
-              "dtype mismatch: %s (%s) %s %s (%s)",
-              a.show(), a.dtype(), op.symbol(), b.show(), b.dtype()));
+              "dtype mismatch: %s (%s) %s %s (%s)%s",
+              a.show(), a.dtype(), op.symbol(), b.show(), b.dtype(), hint));
     }
     String problem = null;
     if (op.isLogical()) {

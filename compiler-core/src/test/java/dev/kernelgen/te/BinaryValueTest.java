@@ -45,7 +45,9 @@ class BinaryValueTest {
   void operandsOfTwoDtypesAreStillAUserError() {
     assertThatThrownBy(() -> new Binary(BinOp.ADD, i, new FloatImm(DType.FLOAT32, 1)))
         .isInstanceOf(UserError.class)
-        .hasMessageContaining("dtype mismatch");
+        .hasMessageContaining("dtype mismatch")
+        // A mean written sum(...).div(n) over a dim n: the message says what to write.
+        .hasMessageEndingWith("; cast the integer side: cast(FLOAT32, i)");
   }
 
   @Test
