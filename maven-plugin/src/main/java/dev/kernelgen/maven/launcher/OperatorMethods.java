@@ -13,6 +13,7 @@ import dev.kernelgen.driver.LibraryModel;
 import dev.kernelgen.driver.LibraryModel.Argument;
 import dev.kernelgen.driver.LibraryModel.Operator;
 import dev.kernelgen.driver.LibraryModel.Variant;
+import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprPrinter;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,6 +97,18 @@ final class OperatorMethods {
     for (String n : names.arguments()) {
       m.addParameter(type, n);
     }
+    nonNull(m, names.arguments());
+  }
+
+  /** A null argument is a NullPointerException naming the operator and the argument. */
+  private void nonNull(MethodSpec.Builder m, List<String> args) {
+    for (String n : args) {
+      m.addStatement(
+          "$T.requireNonNull($N, $S)",
+          java.util.Objects.class,
+          n,
+          op.name() + ": argument '" + n + "' is null");
+    }
   }
 
   /** Rejects outputs that alias inputs or each other, naming both. */
@@ -133,13 +146,26 @@ final class OperatorMethods {
     for (String n : names.inputs) {
       m.addParameter(type, n);
     }
+    nonNull(m, names.inputs);
     m.addStatement("this.lifecycle.checkOpen()");
     m.addStatement("long[] $N = $L", names.dims, checks.dimsCall());
     checks.bindDims(m, out.shape());
-    CodeBlock shape =
-        out.shape().stream()
-            .map(e -> CodeBlock.of("$L", JavaExpr.print(e, names.dimLocals)))
-            .collect(CodeBlock.joining(", "));
+    // Each dim checked not negative, naming the output and the dim (inputs too small for a
+    // window: (len - 2) = -1).
+    List<CodeBlock> dims = new ArrayList<>();
+    for (int ax = 0; ax < out.shape().size(); ax++) {
+      Expr e = out.shape().get(ax);
+      dims.add(
+          CodeBlock.of(
+              "$T.outputDim($S, $S, $L, $L, $S)",
+              LAUNCHERS,
+              op.name(),
+              out.name(),
+              ax,
+              JavaExpr.print(e, names.dimLocals),
+              ExprPrinter.print(e)));
+    }
+    CodeBlock shape = CodeBlock.join(dims, ", ");
     if (type == HOST_TENSOR) {
       m.addStatement(
           "return $T.zeros($T.$L, $L)", HOST_TENSOR, DATA_TYPE, out.dtype().name(), shape);

@@ -129,6 +129,28 @@ class LauncherSafetyTest {
   }
 
   @Test
+  void nullArgumentsAndOutputsTooSmallToExistAreNamed() throws Throwable {
+    Class<?>[] host3 = {HostTensor.class, HostTensor.class, HostTensor.class};
+    CompiledLauncher window =
+        CompiledLauncher.build(
+            TestSpecs.WindowSpec.class, "WindowKernels", tmp.resolve("win"), Target.JAVA);
+    try (AutoCloseable k = broadcast.load(Devices.java());
+        AutoCloseable w = window.load(Devices.java());
+        HostTensor a = HostTensor.of(ramp(4, 0), 2, 2);
+        HostTensor one = HostTensor.of(ramp(1, 0), 1)) {
+      assertThatThrownBy(() -> broadcast.call(k, "rowPlus", host3, a, null, a))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessage("rowPlus: argument 'b' is null");
+      assertThatThrownBy(
+              () -> window.call(w, "allocateWindow3Output", new Class<?>[] {HostTensor.class}, one))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(
+              "window3: output 'W' would have (n - 2) = -1 elements at dim 0: the inputs are too"
+                  + " small for it");
+    }
+  }
+
+  @Test
   void outputsAliasingInputsAreRejectedNamingBoth() throws Throwable {
     for (Device d : devices()) {
       try (AutoCloseable k = two.load(d);

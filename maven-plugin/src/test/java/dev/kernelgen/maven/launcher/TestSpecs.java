@@ -206,6 +206,21 @@ public final class TestSpecs {
     }
   }
 
+  /** A window of three over a vector: its output is two shorter than its input. */
+  @KernelLibrary(
+      name = "WindowKernels",
+      targets = {Target.JAVA})
+  public static final class WindowSpec {
+    @Operator
+    public static OperatorDef window3() {
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, n);
+      return OperatorDef.of(
+          List.of(x),
+          compute("W", shape(n.sub(2)), i -> x.at(i).add(x.at(i.add(1))).add(x.at(i.add(2)))));
+    }
+  }
+
   /** An operator of no inputs: half of each index. */
   @KernelLibrary(
       name = "IotaKernels",

@@ -290,6 +290,29 @@ public final class Launchers {
     }
   }
 
+  /**
+   * A dim of an output the inputs imply, checked not negative.
+   *
+   * @param text the dim as the spec wrote it ({@code (len - 2)})
+   * @throws IllegalArgumentException naming the operator, the output and the dim
+   */
+  public static long outputDim(String op, String output, int axis, long value, String text) {
+    if (value < 0) {
+      String is = text.equals(Long.toString(value)) ? "" : text + " = ";
+      throw new IllegalArgumentException(
+          op
+              + ": output '"
+              + output
+              + "' would have "
+              + is
+              + value
+              + " elements at dim "
+              + axis
+              + ": the inputs are too small for it");
+    }
+    return value;
+  }
+
   /** A symbolic dim bound from an argument, checked to fit a 32-bit kernel parameter. */
   public static long int32Dim(String op, String dim, long value) {
     if (value > Integer.MAX_VALUE) {
