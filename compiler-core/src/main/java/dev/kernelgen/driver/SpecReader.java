@@ -86,7 +86,13 @@ final class SpecReader {
           "%s: operator name '%s' must be a Java method name in lower camel case",
           w,
           opName);
-      UserError.check(ops.put(opName, m) == null, "%s: operator '%s' is declared twice", w, opName);
+      Method first = ops.put(opName, m);
+      UserError.check(
+          first == null,
+          "%s: operator '%s' is declared twice, here and by %s()",
+          w,
+          opName,
+          first == null ? "" : first.getName());
       specs.put(opName, List.of(op.specialize()));
     }
     UserError.check(!ops.isEmpty(), "%s declares no @Operator method", where);

@@ -1,0 +1,49 @@
+package dev.kernelgen.driver;
+
+import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.compute;
+import static dev.kernelgen.te.TE.placeholder;
+import static dev.kernelgen.te.TE.shape;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kernelgen.annotations.KernelLibrary;
+import dev.kernelgen.annotations.Operator;
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.diag.UserError;
+import dev.kernelgen.spec.OperatorDef;
+import dev.kernelgen.te.Tensor;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The spec class's annotations and signatures, read into a library spec. */
+class SpecReaderTest {
+  @KernelLibrary(
+      name = "TwinKernels",
+      targets = {Target.JAVA})
+  public static final class Twins {
+    static OperatorDef twice() {
+      Tensor x = placeholder("x", FLOAT32, 4);
+      return OperatorDef.of(List.of(x), compute("Y", shape(4), i -> x.at(i).mul(2f)));
+    }
+
+    @Operator(name = "twin")
+    public static OperatorDef twinA() {
+      return twice();
+    }
+
+    @Operator(name = "twin")
+    public static OperatorDef twinB() {
+      return twice();
+    }
+  }
+
+  @Test
+  void anOperatorNameDeclaredTwiceNamesBothMethods() {
+    // Methods come in no fixed order: the message names the one met second and the first.
+    assertThatThrownBy(() -> SpecReader.read(new GenerateRequest.SpecSource(Twins.class, null)))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("operator 'twin' is declared twice, here and by twin")
+        .hasMessageMatching(
+            "(?s).*twin[AB]\\(\\): operator 'twin' is declared twice, here and by twin[AB]\\(\\)");
+  }
+}
