@@ -238,7 +238,10 @@ final class ScheduleChoice {
         continue;
       }
       ownFunction(level, index, s, fn, def, width, where);
-      request.log().accept("  " + what + " at " + level + ": default schedule for " + unit);
+      request
+          .log()
+          .accept(
+              "  " + what + " at " + level + ": default schedule for " + unit + " (" + fn + ")");
     }
   }
 

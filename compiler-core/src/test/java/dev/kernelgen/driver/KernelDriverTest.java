@@ -189,7 +189,7 @@ class KernelDriverTest {
           .contains(
               "  operator 'matmul' for C at "
                   + level
-                  + ": default schedule for 8 lanes x 16 registers");
+                  + ": default schedule for 8 lanes x 16 registers (matmul)");
     }
     assertThat(dir.resolve("c/MatmulKernels.x86-64-v4.c")).doesNotExist();
   }
