@@ -116,6 +116,16 @@ final class SpecReader {
       Map<Target, Method> byTarget =
           schedules.computeIfAbsent(s.operator(), k -> new EnumMap<>(Target.class));
       for (Target t : s.targets()) {
+        UserError.check(
+            targets.contains(t),
+            "%s: schedules operator '%s' for %s, which library '%s' does not build (targets: %s);"
+                + " add %s to @KernelLibrary's targets or drop it from this @ScheduleFor",
+            w,
+            s.operator(),
+            t,
+            name,
+            targets,
+            t);
         Method before = byTarget.put(t, m);
         UserError.check(
             before == null,

@@ -46,4 +46,36 @@ class SpecReaderTest {
         .hasMessageMatching(
             "(?s).*twin[AB]\\(\\): operator 'twin' is declared twice, here and by twin[AB]\\(\\)");
   }
+
+  @KernelLibrary(
+      name = "CpuKernels",
+      targets = {Target.C, Target.JAVA})
+  public static final class CudaScheduleOnCpuLibrary {
+    @Operator
+    public static OperatorDef twice() {
+      return Twins.twice();
+    }
+
+    @dev.kernelgen.annotations.ScheduleFor(
+        operator = "twice",
+        targets = {Target.CUDA})
+    public static dev.kernelgen.schedule.Schedule gpu(
+        OperatorDef op, dev.kernelgen.spec.Knobs knobs) {
+      return dev.kernelgen.schedule.Schedule.create(op.outputs());
+    }
+  }
+
+  @Test
+  void aScheduleForATargetTheLibraryDoesNotBuildIsAMistake() {
+    // It was ignored without a word: the user's CUDA schedule never ran.
+    assertThatThrownBy(
+            () ->
+                SpecReader.read(
+                    new GenerateRequest.SpecSource(CudaScheduleOnCpuLibrary.class, null)))
+        .isInstanceOf(UserError.class)
+        .hasMessageEndingWith(
+            "gpu(): schedules operator 'twice' for CUDA, which library 'CpuKernels' does not build"
+                + " (targets: [C, JAVA]); add CUDA to @KernelLibrary's targets or drop it from"
+                + " this @ScheduleFor");
+  }
 }
