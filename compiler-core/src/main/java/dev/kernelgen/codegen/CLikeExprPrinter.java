@@ -203,7 +203,14 @@ abstract class CLikeExprPrinter {
     return floorDivMod(op, t, a, b);
   }
 
-  private static boolean readsMemory(Expr e) {
+  /** How many selects' branches the expression being printed lies in: reads there are guarded. */
+  int selectDepth;
+
+  /** The constant ranges of the loops around the statement being printed. */
+  final java.util.Map<dev.kernelgen.te.Var, dev.kernelgen.arith.ConstIntBound> loopRanges =
+      new java.util.HashMap<>();
+
+  static boolean readsMemory(Expr e) {
     boolean[] found = {false};
     new dev.kernelgen.te.ExprVisitor() {
       @Override
@@ -234,14 +241,16 @@ abstract class CLikeExprPrinter {
       case Binary b -> binary(b, top);
       case Not n -> "!" + expr(n.a(), false);
       // A conditional expression evaluates one branch only: it guards out-of-range reads.
-      case Select s ->
-          wrap(
-              expr(s.cond(), false)
-                  + " ? "
-                  + expr(s.trueValue(), false)
-                  + " : "
-                  + expr(s.falseValue(), false),
-              top);
+      case Select s -> {
+        String cond = expr(s.cond(), false);
+        selectDepth++;
+        try {
+          yield wrap(
+              cond + " ? " + expr(s.trueValue(), false) + " : " + expr(s.falseValue(), false), top);
+        } finally {
+          selectDepth--;
+        }
+      }
       case Cast c -> cast(c.dtype(), c.value());
       case Call c ->
           intrinsic(c.fn(), c.dtype(), c.args().stream().map(a -> expr(a, true)).toList());

@@ -215,7 +215,14 @@ abstract class CLikePrinter extends CLikeExprPrinter {
 
   final void stmt(Stmt s) {
     switch (s) {
-      case For f -> forLoop(f);
+      case For f -> {
+        if (f.min() instanceof IntImm lo && f.extent() instanceof IntImm n && n.value() > 0) {
+          loopRanges.put(
+              f.loopVar(), dev.kernelgen.arith.ConstIntBound.range(lo.value(), n.value()));
+        }
+        forLoop(f);
+        loopRanges.remove(f.loopVar());
+      }
       case LetStmt l -> {
         String value = expr(l.value(), true);
         String prev = names.current(l.var());

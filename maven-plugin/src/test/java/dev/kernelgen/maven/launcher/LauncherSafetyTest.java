@@ -151,6 +151,24 @@ class LauncherSafetyTest {
   }
 
   @Test
+  void anIndexReadFromATensorOutsideItsTableThrowsOnC() throws Throwable {
+    // A row index of 10^9 into a table of 5 rows: the C kernel read past the buffer.
+    assumeTrue(Devices.cpu().isPresent(), "no C device: " + Devices.describe());
+    CompiledLauncher emb =
+        CompiledLauncher.build(
+            TestSpecs.EmbeddingSpec.class, "EmbeddingKernels", tmp.resolve("emb"), Target.C);
+    Class<?>[] host3 = {HostTensor.class, HostTensor.class, HostTensor.class};
+    try (AutoCloseable k = emb.load(Devices.cpu().get());
+        HostTensor table = HostTensor.of(ramp(15, 0), 5, 3);
+        HostTensor ids = HostTensor.of(new int[] {4, 1_000_000_000, 0, 1}, 4);
+        HostTensor rows = HostTensor.zeros(DataType.FLOAT32, 4, 3)) {
+      assertThatThrownBy(() -> emb.call(k, "lookup", host3, table, ids, rows))
+          .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
+          .hasMessageContaining("an index read from a tensor is outside the tensor it indexes");
+    }
+  }
+
+  @Test
   void outputsAliasingInputsAreRejectedNamingBoth() throws Throwable {
     for (Device d : devices()) {
       try (AutoCloseable k = two.load(d);

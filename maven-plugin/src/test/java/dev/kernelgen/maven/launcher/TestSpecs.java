@@ -221,6 +221,20 @@ public final class TestSpecs {
     }
   }
 
+  /** An embedding lookup: rows of a table at indices read from a tensor. */
+  @KernelLibrary(
+      name = "EmbeddingKernels",
+      targets = {Target.C, Target.JAVA})
+  public static final class EmbeddingSpec {
+    @Operator
+    public static OperatorDef lookup() {
+      Tensor table = placeholder("table", FLOAT32, 5, 3);
+      Tensor ids = placeholder("ids", dev.kernelgen.te.TE.INT32, 4);
+      return OperatorDef.of(
+          List.of(table, ids), compute("Rows", shape(4, 3), (i, j) -> table.at(ids.at(i), j)));
+    }
+  }
+
   /** An operator of no inputs: half of each index. */
   @KernelLibrary(
       name = "IotaKernels",

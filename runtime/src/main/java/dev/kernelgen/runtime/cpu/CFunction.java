@@ -110,6 +110,12 @@ public final class CFunction implements KernelFunction {
               + ": integer division by zero (a floordiv or floormod by a value read from a"
               + " tensor; the outputs are incomplete)");
     }
+    if (status == -2) {
+      throw new DeviceException(
+          where
+              + ": an index read from a tensor is outside the tensor it indexes (a gather; the"
+              + " outputs are incomplete)");
+    }
     if (status != 0) {
       throw new DeviceException(
           where

@@ -101,7 +101,8 @@ public final class CpuDevice extends HostDevice {
 
   /**
    * Exported by a C module whose kernels return a status: 0, the bytes of a temporary they could
-   * not allocate, or -1 for an integer division by zero (kernelgen's generated C).
+   * not allocate, -1 for an integer division by zero, or -2 for an index read from a tensor that
+   * leaves the tensor it indexes (kernelgen's generated C).
    */
   static final String STATUS_ABI_SYMBOL = "kernelgen_status_abi";
 }
