@@ -6,9 +6,6 @@ import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.CudaCodegen;
 import dev.kernelgen.codegen.NativeToolchain;
 import dev.kernelgen.codegen.OpenClCodegen;
-import dev.kernelgen.eval.IRInterpreter;
-import dev.kernelgen.eval.NDArray;
-import dev.kernelgen.eval.TensorInterpreter;
 import dev.kernelgen.lower.IndexWidth;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
@@ -19,6 +16,7 @@ import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.testing.Check;
 import dev.kernelgen.tir.PrimFunc;
+import dev.kernelgen.topi.GpuCheck;
 import dev.kernelgen.topi.OpSchedules;
 import java.io.File;
 import java.io.IOException;
@@ -28,8 +26,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,13 +82,13 @@ abstract class NewUserSweep {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void cudaPickOnTheInterpreter(Op op) {
-    gpuInterp(AutoScheduler.untuned(Target.CUDA, op.outputs()), Target.CUDA, op.dims());
+    GpuCheck.check(AutoScheduler.untuned(Target.CUDA, op.outputs()), Target.CUDA, op.dims());
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void openclPickOnTheInterpreter(Op op) {
-    gpuInterp(AutoScheduler.untuned(Target.OPENCL, op.outputs()), Target.OPENCL, op.dims());
+    GpuCheck.check(AutoScheduler.untuned(Target.OPENCL, op.outputs()), Target.OPENCL, op.dims());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -160,52 +156,6 @@ abstract class NewUserSweep {
               .kernels());
     }
     return ks;
-  }
-
-  /**
-   * As {@code GpuCheck}, lowered for the schedule's own target: runs the kernel on the IR
-   * interpreter, outputs filled with NaN where they are floats, and compares them with the oracle.
-   */
-  static void gpuInterp(Schedule s, Target target, Map<Var, Long> dims) {
-    List<Tensor> results = s.outputs();
-    for (IndexWidth width : widths(dims)) {
-      List<Tensor> args = new ArrayList<>(s.inputs());
-      args.addAll(results);
-      Map<Tensor, NDArray> inputs = new LinkedHashMap<>();
-      long seed = 3;
-      for (Tensor t : s.inputs()) {
-        inputs.put(t, NDArray.random(t.dtype(), seed++, Check.shape(t, dims)));
-      }
-      Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(results, inputs, dims);
-      PrimFunc f = Lower.lower(s, "gpu_check", args, target, width, null);
-      Map<Tensor, NDArray> outputs = new HashMap<>();
-      List<NDArray> buffers = new ArrayList<>();
-      for (Tensor t : args) {
-        NDArray a = inputs.get(t);
-        if (a == null) {
-          a = NDArray.zeros(t.dtype(), Check.shape(t, dims));
-          if (t.dtype().isFloat()) {
-            for (long k = 0; k < a.size(); k++) {
-              a.setDouble(k, Double.NaN);
-            }
-          }
-          outputs.put(t, a);
-        }
-        buffers.add(a);
-      }
-      try {
-        IRInterpreter.run(f, buffers, dims);
-      } catch (RuntimeException | Error e) {
-        throw new AssertionError(target + "/" + width + ": the IR interpreter failed on\n" + f, e);
-      }
-      for (Tensor t : results) {
-        String diff = NDArray.compare(expected.get(t), outputs.get(t), 1e-4, 1e-4);
-        if (diff != null) {
-          throw new AssertionError(
-              target + "/" + width + ": output '" + t.name() + "' differs: " + diff + "\n" + f);
-        }
-      }
-    }
   }
 
   /** clang for the OpenCL C syntax check: on PATH, else the newest {@code /usr/lib/llvm-N}. */

@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs a GPU schedule, lowered for CUDA, on the loop-IR interpreter (which runs each block's
- * threads concurrently, with barriers and shared memory) and compares it with the oracle.
+ * Runs a GPU schedule, lowered for CUDA (or OpenCL), on the loop-IR interpreter (which runs each
+ * block's threads concurrently, with barriers and shared memory) and compares it with the oracle.
  */
 public final class GpuCheck {
   private GpuCheck() {}
@@ -35,14 +35,23 @@ public final class GpuCheck {
    * Schedule.rewritten}).
    */
   public static void check(Schedule s, List<Tensor> outputs, Map<Var, Long> dims) {
+    check(s, outputs, Target.CUDA, dims);
+  }
+
+  /** As above, lowered for {@code target} (CUDA or OpenCL): the schedule's own. */
+  public static void check(Schedule s, Target target, Map<Var, Long> dims) {
+    check(s, s.outputs(), target, dims);
+  }
+
+  private static void check(Schedule s, List<Tensor> outputs, Target target, Map<Var, Long> dims) {
     if (!dims.isEmpty()) {
-      check(s, outputs, dims, IndexWidth.NARROW);
+      check(s, outputs, target, dims, IndexWidth.NARROW);
     }
-    check(s, outputs, dims, IndexWidth.WIDE);
+    check(s, outputs, target, dims, IndexWidth.WIDE);
   }
 
   private static void check(
-      Schedule s, List<Tensor> results, Map<Var, Long> dims, IndexWidth width) {
+      Schedule s, List<Tensor> results, Target target, Map<Var, Long> dims, IndexWidth width) {
     List<Tensor> args = new ArrayList<>(s.inputs());
     args.addAll(results);
     Map<Tensor, NDArray> inputs = new LinkedHashMap<>();
@@ -51,7 +60,7 @@ public final class GpuCheck {
       inputs.put(t, NDArray.random(t.dtype(), seed++, Check.shape(t, dims)));
     }
     Map<Tensor, NDArray> expected = TensorInterpreter.evaluate(results, inputs, dims);
-    PrimFunc f = Lower.lower(s, "gpu_check", args, Target.CUDA, width, null);
+    PrimFunc f = Lower.lower(s, "gpu_check", args, target, width, null);
     Map<Tensor, NDArray> outputs = new HashMap<>();
     List<NDArray> buffers = new ArrayList<>();
     for (Tensor t : args) {
@@ -68,12 +77,13 @@ public final class GpuCheck {
     try {
       IRInterpreter.run(f, buffers, dims);
     } catch (RuntimeException | Error e) {
-      throw new AssertionError("the IR interpreter failed on\n" + f, e);
+      throw new AssertionError(target + "/" + width + ": the IR interpreter failed on\n" + f, e);
     }
     for (Tensor t : results) {
       String diff = NDArray.compare(expected.get(t), outputs.get(t), 1e-4, 1e-4);
       if (diff != null) {
-        throw new AssertionError("output '" + t.name() + "' differs: " + diff + "\n" + f);
+        throw new AssertionError(
+            target + "/" + width + ": output '" + t.name() + "' differs: " + diff + "\n" + f);
       }
     }
   }
