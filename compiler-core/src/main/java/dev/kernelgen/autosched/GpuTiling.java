@@ -347,17 +347,7 @@ final class GpuTiling {
    * touches one element per sector.
    */
   static double warpRun(List<IterVar> axes, int[] th, int[] reg) {
-    int n = axes.size();
-    if (reg[n - 1] > 1) {
-      return 1;
-    }
-    int lanes = Math.min(32, th[n - 1]);
-    long e = ComputeDag.extent(axes.get(n - 1));
-    double run = e > 0 ? Math.min(lanes, e) : lanes;
-    if (n > 1 && lanes < 32 && e > 0 && th[n - 1] == e && reg[n - 2] == 1) {
-      run *= Math.min(th[n - 2], Math.max(1, 32 / th[n - 1]));
-    }
-    return run;
+    return reg[axes.size() - 1] > 1 ? 1 : directRun(axes, th, reg);
   }
 
   /**
