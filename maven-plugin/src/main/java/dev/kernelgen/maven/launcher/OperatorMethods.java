@@ -147,6 +147,11 @@ final class OperatorMethods {
       m.addParameter(type, n);
     }
     nonNull(m, names.inputs);
+    if (type == HOST_TENSOR) {
+      for (String n : names.inputs) {
+        m.addStatement("$T.checkOpen($S, $S, $N)", LAUNCHERS, op.name(), n, n);
+      }
+    }
     m.addStatement("this.lifecycle.checkOpen()");
     m.addStatement("long[] $N = $L", names.dims, checks.dimsCall());
     checks.bindDims(m, out.shape());

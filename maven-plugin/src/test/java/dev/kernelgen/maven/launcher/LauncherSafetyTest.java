@@ -141,6 +141,15 @@ class LauncherSafetyTest {
       assertThatThrownBy(() -> broadcast.call(k, "rowPlus", host3, a, null, a))
           .isInstanceOf(NullPointerException.class)
           .hasMessage("rowPlus: argument 'b' is null");
+      HostTensor closed = HostTensor.of(ramp(3, 0), 3);
+      closed.close();
+      assertThatThrownBy(
+              () ->
+                  window.call(
+                      w, "allocateWindow3Output", new Class<?>[] {HostTensor.class}, closed))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("window3: argument 'x' (")
+          .hasMessageEndingWith(") was closed");
       assertThatThrownBy(
               () -> window.call(w, "allocateWindow3Output", new Class<?>[] {HostTensor.class}, one))
           .isInstanceOf(IllegalArgumentException.class)
@@ -151,20 +160,30 @@ class LauncherSafetyTest {
   }
 
   @Test
-  void anIndexReadFromATensorOutsideItsTableThrowsOnC() throws Throwable {
-    // A row index of 10^9 into a table of 5 rows: the C kernel read past the buffer.
-    assumeTrue(Devices.cpu().isPresent(), "no C device: " + Devices.describe());
+  void anIndexReadFromATensorOutsideItsTableThrowsOnCAndJava() throws Throwable {
+    // A row index of 10^9 into a table of 5 rows: the C kernel read past the buffer; the Java
+    // kernel threw the segment's IndexOutOfBoundsException, naming no kernel.
     CompiledLauncher emb =
         CompiledLauncher.build(
-            TestSpecs.EmbeddingSpec.class, "EmbeddingKernels", tmp.resolve("emb"), Target.C);
+            TestSpecs.EmbeddingSpec.class,
+            "EmbeddingKernels",
+            tmp.resolve("emb"),
+            Target.C,
+            Target.JAVA);
     Class<?>[] host3 = {HostTensor.class, HostTensor.class, HostTensor.class};
-    try (AutoCloseable k = emb.load(Devices.cpu().get());
-        HostTensor table = HostTensor.of(ramp(15, 0), 5, 3);
-        HostTensor ids = HostTensor.of(new int[] {4, 1_000_000_000, 0, 1}, 4);
-        HostTensor rows = HostTensor.zeros(DataType.FLOAT32, 4, 3)) {
-      assertThatThrownBy(() -> emb.call(k, "lookup", host3, table, ids, rows))
-          .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
-          .hasMessageContaining("an index read from a tensor is outside the tensor it indexes");
+    List<Device> ds = new ArrayList<>(List.of(Devices.java()));
+    Devices.cpu().ifPresent(ds::add);
+    for (Device d : ds) {
+      try (AutoCloseable k = emb.load(d);
+          HostTensor table = HostTensor.of(ramp(15, 0), 5, 3);
+          HostTensor ids = HostTensor.of(new int[] {4, 1_000_000_000, 0, 1}, 4);
+          HostTensor rows = HostTensor.zeros(DataType.FLOAT32, 4, 3)) {
+        assertThatThrownBy(() -> emb.call(k, "lookup", host3, table, ids, rows))
+            .as(d.name())
+            .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
+            .hasMessageContaining("kernel lookup")
+            .hasMessageContaining("an index read from a tensor is outside the tensor it indexes");
+      }
     }
   }
 

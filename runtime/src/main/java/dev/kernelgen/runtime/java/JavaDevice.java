@@ -216,6 +216,15 @@ public final class JavaDevice extends HostDevice {
       try (Lifecycle.Use u = module.enter()) {
         switch (runOnPool(values)) {
           case null -> {}
+          // The kernels index tensors within their shapes but at indices read from a tensor (a
+          // gather), which the segment's bounds check stops: the same error as the C kernels'.
+          case IndexOutOfBoundsException e ->
+              throw new DeviceException(
+                  where
+                      + ": an index read from a tensor is outside the tensor it indexes (a gather;"
+                      + " the outputs are incomplete): "
+                      + e.getMessage(),
+                  e);
           case RuntimeException e -> throw e;
           case Error e -> throw e;
           case Throwable t -> throw new DeviceException(where + ": " + t, t);

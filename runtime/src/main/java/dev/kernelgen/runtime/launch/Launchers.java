@@ -313,6 +313,18 @@ public final class Launchers {
     return value;
   }
 
+  /**
+   * Checks that a host tensor an allocator reads the shape of is still open (a launch finds out
+   * when it reads the memory).
+   *
+   * @throws IllegalStateException naming the operator and the argument
+   */
+  public static void checkOpen(String op, String arg, HostTensor t) {
+    if (t.isClosed()) {
+      throw new IllegalStateException(op + ": argument '" + arg + "' (" + t + ") was closed");
+    }
+  }
+
   /** A symbolic dim bound from an argument, checked to fit a 32-bit kernel parameter. */
   public static long int32Dim(String op, String dim, long value) {
     if (value > Integer.MAX_VALUE) {
