@@ -15,7 +15,7 @@ import javax.lang.model.SourceVersion;
  * The identifiers of one operator's generated members: its parameters, the dims' locals and the
  * other locals, all from one {@link NameAllocator}, so that no two clash in any of the operator's
  * methods. The launcher's fields that these methods name unqualified come first, then in this order
- * {@code dims_}, {@code args_}, the dims, the inputs, the outputs, the dtypes' parameters and the
+ * {@code dims_}, {@code args_}, the inputs, the outputs, the dims, the dtypes' parameters and the
  * dispatch's locals. A parameter that would clash takes a number ({@code x2}); a dim or a local
  * that would clash, or is a keyword, takes an underscore ({@code int_}), as dims always have.
  */
@@ -64,15 +64,17 @@ final class OperatorNames {
     }
     dims = names.newName("dims_", new Tag("dims", ""));
     args = names.newName("args_", new Tag("args", ""));
-    for (String d : op.dims()) {
-      dimLocals.put(d, names.newName(d, new Tag("dim", d)));
-    }
+    // The parameters before the dims' locals: a dim named as an input leaves the input its name
+    // (the user's, in the launcher's signature) and takes an underscore itself.
     for (Argument a : op.inputs()) {
       inputs.add(parameter(javaName(a.name()), new Tag("input", a.name())));
     }
     for (Argument a : op.outputs()) {
       String name = op.outputs().size() > 1 ? javaName(a.name()) + "Out" : outName();
       outputs.add(parameter(name, new Tag("output", a.name())));
+    }
+    for (String d : op.dims()) {
+      dimLocals.put(d, names.newName(d, new Tag("dim", d)));
     }
     for (String n : inputs) {
       inputTypes.add(names.newName(n + "Type", new Tag("inputType", n)));

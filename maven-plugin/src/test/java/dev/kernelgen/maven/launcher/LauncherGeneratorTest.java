@@ -67,7 +67,7 @@ class LauncherGeneratorTest {
         .contains("public void copyOut(HostTensor out, HostTensor output)")
         .contains("public void twice(HostTensor x, HostTensor xPlusOut, HostTensor xMinusOut)")
         .contains("public HostTensor allocateTwiceXPlus(HostTensor x)")
-        .contains("public void outDim(HostTensor x, HostTensor output)")
+        .contains("public void outDim(HostTensor x, HostTensor out)") // the dim takes out_
         .doesNotContain("bias2");
     // The launcher compiles: no parameter clashes with a dim's local.
     List<InMemoryCompiler.Source> sources = new ArrayList<>();

@@ -81,4 +81,23 @@ class LauncherNamesTest {
       }
     }
   }
+
+  @Test
+  void anInputKeepsItsNameWhereADimHasItToo() throws Throwable {
+    // The dims took their names first, and the input became x2 in the launcher's signature.
+    LibraryModel m = LauncherGeneratorTest.model(TestSpecs.SameNameSpec.class, tmp, Target.JAVA);
+    String src = LauncherGenerator.generate(m).get(0).content();
+    assertThat(src)
+        .contains("public void twice(HostTensor x, HostTensor out)")
+        .doesNotContain("x2");
+    CompiledLauncher launcher =
+        CompiledLauncher.build(
+            TestSpecs.SameNameSpec.class, "SameNameKernels", tmp.resolve("same"), Target.JAVA);
+    try (AutoCloseable k = launcher.load(Devices.java());
+        HostTensor x = HostTensor.of(new float[] {1, 2, 3}, 3);
+        HostTensor out = HostTensor.zeros(dev.kernelgen.runtime.DataType.FLOAT32, 3)) {
+      launcher.call(k, "twice", new Class<?>[] {HostTensor.class, HostTensor.class}, x, out);
+      assertThat(out.toFloatArray()).containsExactly(2f, 4f, 6f);
+    }
+  }
 }

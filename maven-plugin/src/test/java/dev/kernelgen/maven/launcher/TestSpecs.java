@@ -221,6 +221,19 @@ public final class TestSpecs {
     }
   }
 
+  /** A dim named as an input ({@code x} of {@code x} elements). */
+  @KernelLibrary(
+      name = "SameNameKernels",
+      targets = {Target.JAVA})
+  public static final class SameNameSpec {
+    @Operator
+    public static OperatorDef twice() {
+      Var x = var("x");
+      Tensor in = placeholder("x", FLOAT32, x);
+      return OperatorDef.of(List.of(in), compute("y", shape(x), i -> in.at(i).mul(2f)));
+    }
+  }
+
   /** An embedding lookup: rows of a table at indices read from a tensor. */
   @KernelLibrary(
       name = "EmbeddingKernels",
