@@ -40,6 +40,25 @@ final class SharedTiles {
   }
 
   /**
+   * Whether every read of {@code t} in {@code local} is at the first read's index plus constants (a
+   * stencil's {@code x[i]} and {@code x[i + 1]}): their union over a block's tile is then a box of
+   * constant size at a place that moves with the block, the one kind of tile a fetch copies.
+   */
+  static boolean oneTile(Schedule s, Stage local, Tensor t) {
+    List<List<dev.kernelgen.te.Expr>> reads = ComputeDag.readsOrOwn(s, local, t);
+    for (List<dev.kernelgen.te.Expr> idx : reads) {
+      for (int d = 0; d < idx.size(); d++) {
+        dev.kernelgen.te.Expr diff =
+            dev.kernelgen.arith.Simplifier.simplify(idx.get(d).sub(reads.get(0).get(d)));
+        if (!(diff instanceof dev.kernelgen.te.IntImm)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
    * The distinct elements of {@code t} that one thread reads for its register tile ({@code reg}
    * points along each data axis): over a whole reduction step ({@code tileK} along the first reduce
    * axis, the others whole) or, with {@code onePoint}, at one point of the reduction (each reduce
