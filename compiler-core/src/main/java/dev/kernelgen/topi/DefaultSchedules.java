@@ -79,7 +79,8 @@ public final class DefaultSchedules {
 
   /**
    * Whether {@link #forTarget} gives {@code op} a library template for {@code target} (a matmul, or
-   * a conv2d off C, that lowers at the template's defaults) rather than a generated schedule.
+   * a conv2d off C, that lowers at the template's defaults, on GPUs within the limits every CUDA
+   * device meets) rather than a generated schedule.
    */
   public static boolean usesTemplate(Target target, OperatorDef op) {
     return op.outputs().size() == 1 && hasTemplate(target, op);
@@ -114,8 +115,10 @@ public final class DefaultSchedules {
     }
     try {
       Schedule probe = OpSchedules.defaultSchedule(target, op.output(), Knobs.defaults());
-      dev.kernelgen.lower.Lower.lower(probe, "probe", op.args(), target, null);
-      return true;
+      var f = dev.kernelgen.lower.Lower.lower(probe, "probe", op.args(), target, null);
+      // A kernel past the limits every CUDA device meets (a large filter's shared tiles) could not
+      // launch anywhere: the generated schedules, which keep within them, take its place.
+      return !gpu || dev.kernelgen.tune.GpuLimits.cudaDefault().check(f) == null;
     } catch (dev.kernelgen.diag.UserError e) {
       return false;
     }
