@@ -180,19 +180,61 @@ final class SpecReader {
    */
   static Object call(GenerateRequest.SpecSource src, Method m, Object... args) {
     String w = where(src, m);
+    // On a thread of its own, so that a method that never returns (a loop whose bound the user got
+    // wrong) is an error naming it instead of a build that hangs without a word.
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    java.util.concurrent.Future<Object> f =
+        CALLS.submit(
+            () -> {
+              Thread.currentThread().setContextClassLoader(loader);
+              m.setAccessible(true);
+              return m.invoke(null, args);
+            });
+    long seconds = Long.getLong(TIMEOUT_PROPERTY, DEFAULT_TIMEOUT_SECONDS);
     try {
-      m.setAccessible(true);
-      return m.invoke(null, args);
-    } catch (InvocationTargetException e) {
-      Throwable c = e.getCause();
+      return f.get(seconds, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      f.cancel(true);
+      throw new UserError(
+          w
+              + " did not return within "
+              + seconds
+              + " s: does a loop in it never end? (the limit is -D"
+              + TIMEOUT_PROPERTY
+              + "=SECONDS)");
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new UserError(w + ": interrupted while it ran", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = e.getCause() instanceof InvocationTargetException t ? t.getCause() : null;
       if (c instanceof UserError u) {
         throw new UserError(w + ": " + u.getMessage(), u);
       }
-      throw new UserError(w + " threw " + c + line(src.type(), c), c);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      throw new UserError(w + ": cannot call it: " + e, e);
+      if (c != null) {
+        throw new UserError(w + " threw " + c + line(src.type(), c), c);
+      }
+      throw new UserError(w + ": cannot call it: " + e.getCause(), e.getCause());
     }
   }
+
+  /** The system property that sets how long a spec method may run, in seconds. */
+  static final String TIMEOUT_PROPERTY = "kernelgen.specTimeoutSeconds";
+
+  /**
+   * How long a spec method may run by default: building an operator's tensor expression or schedule
+   * takes milliseconds; a minute leaves room for a slow machine and a large unrolled spec.
+   */
+  static final long DEFAULT_TIMEOUT_SECONDS = 60;
+
+  /** The threads spec methods run on: daemons, so that one that never returns keeps no JVM up. */
+  private static final java.util.concurrent.ExecutorService CALLS =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "kernelgen-spec-method");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** " (at Spec.java:12)" for the innermost frame in the spec class, else "". */
   private static String line(Class<?> spec, Throwable t) {

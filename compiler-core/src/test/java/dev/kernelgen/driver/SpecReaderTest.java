@@ -78,4 +78,67 @@ class SpecReaderTest {
                 + " (targets: [C, JAVA]); add CUDA to @KernelLibrary's targets or drop it from"
                 + " this @ScheduleFor");
   }
+
+  @KernelLibrary(
+      name = "SlowKernels",
+      targets = {Target.JAVA})
+  public static final class EndlessDefinition {
+    static volatile boolean release;
+
+    @Operator
+    public static OperatorDef spin() {
+      long n = 0;
+      while (!release) { // a bound the user got wrong
+        n++;
+      }
+      Tensor x = placeholder("x", FLOAT32, 4 + (int) (n & 0));
+      return OperatorDef.of(List.of(x), compute("Y", shape(4), i -> x.at(i).mul(2f)));
+    }
+  }
+
+  @Test
+  void aSpecMethodThatNeverReturnsIsAnErrorNamingItWithinItsTimeLimit() throws Exception {
+    // The build hung without a word.
+    String before = System.getProperty(SpecReader.TIMEOUT_PROPERTY);
+    System.setProperty(SpecReader.TIMEOUT_PROPERTY, "1");
+    try {
+      long t0 = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  SpecReader.call(
+                      new GenerateRequest.SpecSource(EndlessDefinition.class, null),
+                      EndlessDefinition.class.getMethod("spin")))
+          .isInstanceOf(UserError.class)
+          .hasMessageContaining("spin()")
+          .hasMessageContaining("did not return within 1 s")
+          .hasMessageContaining("-Dkernelgen.specTimeoutSeconds=SECONDS");
+      org.assertj.core.api.Assertions.assertThat(System.nanoTime() - t0)
+          .isLessThan(10_000_000_000L);
+    } finally {
+      EndlessDefinition.release = true; // the spinning thread ends
+      if (before == null) {
+        System.clearProperty(SpecReader.TIMEOUT_PROPERTY);
+      } else {
+        System.setProperty(SpecReader.TIMEOUT_PROPERTY, before);
+      }
+    }
+  }
+
+  @Test
+  void aSpecMethodsOwnErrorKeepsItsLine() {
+    assertThatThrownBy(
+            () ->
+                SpecReader.call(
+                    new GenerateRequest.SpecSource(Throws.class, null),
+                    Throws.class.getMethod("broken")))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("broken() threw java.lang.IllegalStateException: no shape yet")
+        .hasMessageContaining("(at SpecReaderTest.java:");
+  }
+
+  public static final class Throws {
+    public static OperatorDef broken() {
+      throw new IllegalStateException("no shape yet");
+    }
+  }
 }
