@@ -48,16 +48,26 @@ final class SpecReader {
     KernelLibrary lib = c.getAnnotation(KernelLibrary.class);
     UserError.check(lib != null, "%s is not annotated @KernelLibrary", where);
     String name = lib.name().isEmpty() ? c.getSimpleName() + "Kernels" : lib.name();
-    UserError.check(
-        name.matches("[A-Z][A-Za-z0-9_]*"),
-        "%s: library name '%s' must be a Java class name starting with an upper-case letter",
-        where,
-        name);
-    UserError.check(
-        !name.equals(c.getSimpleName()),
-        "%s: library name '%s' is the spec class's own name; the launcher class needs another",
-        where,
-        name);
+    // Every mistake of the class at once, each naming its method: a user fixing them one build at
+    // a time went through a build per mistake.
+    List<String> mistakes = new ArrayList<>();
+    mistake(
+        mistakes,
+        () ->
+            UserError.check(
+                name.matches("[A-Z][A-Za-z0-9_]*"),
+                "%s: library name '%s' must be a Java class name starting with an upper-case letter",
+                where,
+                name));
+    mistake(
+        mistakes,
+        () ->
+            UserError.check(
+                !name.equals(c.getSimpleName()),
+                "%s: library name '%s' is the spec class's own name; the launcher class needs"
+                    + " another",
+                where,
+                name));
     UserError.check(lib.targets().length > 0, "%s: @KernelLibrary lists no targets", where);
     List<Target> targets = new ArrayList<>(Arrays.asList(lib.targets()));
     targets = targets.stream().distinct().sorted().toList();
@@ -67,74 +77,40 @@ final class SpecReader {
     Arrays.sort(methods, Comparator.comparing(Method::getName));
     Map<String, Method> ops = new TreeMap<>();
     Map<String, List<String>> specs = new LinkedHashMap<>();
+    java.util.Set<String> broken = new java.util.HashSet<>(); // operators with a mistake
     for (Method m : methods) {
       Operator op = m.getAnnotation(Operator.class);
       if (op == null) {
         continue;
       }
-      String w = where(src, m);
-      UserError.check(Modifier.isStatic(m.getModifiers()), "%s: an @Operator must be static", w);
-      UserError.check(m.getParameterCount() == 0, "%s: an @Operator method takes no parameters", w);
-      UserError.check(
-          m.getReturnType() == OperatorDef.class,
-          "%s: an @Operator method must return OperatorDef, not %s",
-          w,
-          m.getReturnType().getSimpleName());
       String opName = op.name().isEmpty() ? m.getName() : op.name();
-      UserError.check(
-          opName.matches("[a-z][A-Za-z0-9]*"),
-          "%s: operator name '%s' must be a Java method name in lower camel case",
-          w,
-          opName);
-      Method first = ops.put(opName, m);
-      UserError.check(
-          first == null,
-          "%s: operator '%s' is declared twice, here and by %s()",
-          w,
-          opName,
-          first == null ? "" : first.getName());
-      specs.put(opName, List.of(op.specialize()));
-    }
-    UserError.check(!ops.isEmpty(), "%s declares no @Operator method", where);
-
-    Map<String, Map<Target, Method>> schedules = new TreeMap<>();
-    for (Method m : methods) {
-      ScheduleFor s = m.getAnnotation(ScheduleFor.class);
-      if (s == null) {
+      if (!mistake(mistakes, () -> checkOperator(src, m, opName, ops))) {
+        broken.add(opName);
         continue;
       }
-      String w = where(src, m);
-      UserError.check(Modifier.isStatic(m.getModifiers()), "%s: a @ScheduleFor must be static", w);
-      checkScheduleSignature(w, m);
-      UserError.check(
-          ops.containsKey(s.operator()),
-          "%s: schedules operator '%s', which is not declared (operators: %s)",
-          w,
-          s.operator(),
-          ops.keySet());
-      UserError.check(s.targets().length > 0, "%s: @ScheduleFor lists no targets", w);
-      Map<Target, Method> byTarget =
-          schedules.computeIfAbsent(s.operator(), k -> new EnumMap<>(Target.class));
-      for (Target t : s.targets()) {
-        UserError.check(
-            targets.contains(t),
-            "%s: schedules operator '%s' for %s, which library '%s' does not build (targets: %s);"
-                + " add %s to @KernelLibrary's targets or drop it from this @ScheduleFor",
-            w,
-            s.operator(),
-            t,
-            name,
-            targets,
-            t);
-        Method before = byTarget.put(t, m);
-        UserError.check(
-            before == null,
-            "%s: operator '%s' already has a schedule for %s: %s",
-            w,
-            s.operator(),
-            t,
-            before == null ? "" : before.getName());
+      specs.put(opName, List.of(op.specialize()));
+    }
+    if (broken.isEmpty()) {
+      mistake(
+          mistakes,
+          () -> UserError.check(!ops.isEmpty(), "%s declares no @Operator method", where));
+    }
+
+    Map<String, Map<Target, Method>> schedules = new TreeMap<>();
+    List<Target> built = targets;
+    for (Method m : methods) {
+      ScheduleFor s = m.getAnnotation(ScheduleFor.class);
+      if (s == null || broken.contains(s.operator())) {
+        continue;
       }
+      mistake(mistakes, () -> checkSchedule(src, m, s, name, built, ops, schedules));
+    }
+    if (mistakes.size() == 1) {
+      throw new UserError(mistakes.get(0));
+    }
+    if (!mistakes.isEmpty()) {
+      throw new UserError(
+          mistakes.size() + " mistakes in " + where + ":\n  " + String.join("\n  ", mistakes));
     }
     List<OperatorSpec> out = new ArrayList<>();
     for (var e : ops.entrySet()) {
@@ -147,6 +123,85 @@ final class SpecReader {
               src));
     }
     return new LibrarySpec(name, src, targets, out);
+  }
+
+  /** Runs {@code check}; a user error it throws joins {@code mistakes}. Whether it passed. */
+  private static boolean mistake(List<String> mistakes, Runnable check) {
+    try {
+      check.run();
+      return true;
+    } catch (UserError e) {
+      mistakes.add(e.getMessage());
+      return false;
+    }
+  }
+
+  /** Checks an {@code @Operator} method's signature and name, and records it in {@code ops}. */
+  private static void checkOperator(
+      GenerateRequest.SpecSource src, Method m, String opName, Map<String, Method> ops) {
+    String w = where(src, m);
+    UserError.check(Modifier.isStatic(m.getModifiers()), "%s: an @Operator must be static", w);
+    UserError.check(m.getParameterCount() == 0, "%s: an @Operator method takes no parameters", w);
+    UserError.check(
+        m.getReturnType() == OperatorDef.class,
+        "%s: an @Operator method must return OperatorDef, not %s",
+        w,
+        m.getReturnType().getSimpleName());
+    UserError.check(
+        opName.matches("[a-z][A-Za-z0-9]*"),
+        "%s: operator name '%s' must be a Java method name in lower camel case",
+        w,
+        opName);
+    Method first = ops.putIfAbsent(opName, m);
+    UserError.check(
+        first == null,
+        "%s: operator '%s' is declared twice, here and by %s()",
+        w,
+        opName,
+        first == null ? "" : first.getName());
+  }
+
+  /** Checks a {@code @ScheduleFor} method and records it in {@code schedules}. */
+  private static void checkSchedule(
+      GenerateRequest.SpecSource src,
+      Method m,
+      ScheduleFor s,
+      String name,
+      List<Target> targets,
+      Map<String, Method> ops,
+      Map<String, Map<Target, Method>> schedules) {
+    String w = where(src, m);
+    UserError.check(Modifier.isStatic(m.getModifiers()), "%s: a @ScheduleFor must be static", w);
+    checkScheduleSignature(w, m);
+    UserError.check(
+        ops.containsKey(s.operator()),
+        "%s: schedules operator '%s', which is not declared (operators: %s)",
+        w,
+        s.operator(),
+        ops.keySet());
+    UserError.check(s.targets().length > 0, "%s: @ScheduleFor lists no targets", w);
+    Map<Target, Method> byTarget =
+        schedules.computeIfAbsent(s.operator(), k -> new EnumMap<>(Target.class));
+    for (Target t : s.targets()) {
+      UserError.check(
+          targets.contains(t),
+          "%s: schedules operator '%s' for %s, which library '%s' does not build (targets: %s);"
+              + " add %s to @KernelLibrary's targets or drop it from this @ScheduleFor",
+          w,
+          s.operator(),
+          t,
+          name,
+          targets,
+          t);
+      Method before = byTarget.putIfAbsent(t, m);
+      UserError.check(
+          before == null,
+          "%s: operator '%s' already has a schedule for %s: %s",
+          w,
+          s.operator(),
+          t,
+          before == null ? "" : before.getName());
+    }
   }
 
   private static void checkScheduleSignature(String w, Method m) {

@@ -141,4 +141,49 @@ class SpecReaderTest {
       throw new IllegalStateException("no shape yet");
     }
   }
+
+  @KernelLibrary(
+      name = "CarelessKernels",
+      targets = {Target.JAVA})
+  public static final class Careless {
+    @Operator
+    public OperatorDef notStatic() {
+      return null;
+    }
+
+    @Operator
+    public static OperatorDef withParameter(int n) {
+      return null;
+    }
+
+    @Operator
+    public static OperatorDef fine() {
+      Tensor x = placeholder("x", FLOAT32, 4);
+      return OperatorDef.of(List.of(x), compute("Y", shape(4), i -> x.at(i).mul(2f)));
+    }
+
+    @dev.kernelgen.annotations.ScheduleFor(
+        operator = "fine",
+        targets = {Target.JAVA})
+    public static void wrongSignature(dev.kernelgen.schedule.Schedule s) {}
+
+    @dev.kernelgen.annotations.ScheduleFor(
+        operator = "notStatic",
+        targets = {Target.JAVA})
+    public static void ofABrokenOperator(
+        dev.kernelgen.schedule.Schedule s, OperatorDef op, dev.kernelgen.spec.Knobs k) {}
+  }
+
+  @Test
+  void everyMistakeOfASpecClassIsReportedAtOnce() {
+    // A build stopped at the first: a user with three went through three builds.
+    assertThatThrownBy(() -> SpecReader.read(new GenerateRequest.SpecSource(Careless.class, null)))
+        .isInstanceOf(UserError.class)
+        .hasMessageStartingWith("3 mistakes in ")
+        .hasMessageContaining("notStatic(): an @Operator must be static")
+        .hasMessageContaining("withParameter(): an @Operator method takes no parameters")
+        .hasMessageContaining("wrongSignature(): a @ScheduleFor method must be either")
+        // (a schedule of an operator already reported is not reported again as undeclared)
+        .hasMessageNotContaining("ofABrokenOperator");
+  }
 }
