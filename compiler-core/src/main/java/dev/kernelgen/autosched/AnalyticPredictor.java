@@ -315,7 +315,16 @@ public final class AnalyticPredictor implements Predictor {
     // 726 at 4 x 4), registers run out beyond. Blocks over 256 threads (at 512: 734-809 us against
     // 538-617 at 128-256) hold more registers each and fewer fit an SM.
     double reg = get(n, "gpu.reg_tile", 1);
-    if (reg < 64) {
+    boolean staged =
+        get(n, "gpu.shared", 0) > 0 && get(n, "gpu.unstaged", 0) < get(n, "gpu.reused", 0);
+    if (!staged && reg > 1) {
+      // With nothing in shared memory there are no shared loads for the tile to save: it lengthens
+      // each thread's chain of global loads and leaves fewer threads to hide them (H100, against
+      // one output a thread: a Gram matrix X^T X per batch [8, 300, 96] 22.9 us with two batches
+      // a thread, 29.3 with two columns, 10.7 with one; an int32 [384, 300] x [300, 257] 16.2 us
+      // with two rows, 42.6 with three, 11.4 with one).
+      cost *= Math.pow(64, 0.25) * reg;
+    } else if (reg < 64) {
       cost *= Math.pow(64 / reg, 0.25);
     } else if (reg > 64) {
       cost *= reg / 64;
@@ -359,6 +368,16 @@ public final class AnalyticPredictor implements Predictor {
     if (get(n, "gpu.direct_inputs", 0) > 0) {
       double bytes = 4 * Math.max(1, get(n, "gpu.direct_run", 32));
       cost *= Math.max(1, (bytes + 32) / bytes / 1.25);
+    }
+    // A warp whose lanes cover fewer than 4 consecutive outputs of the innermost axis (its threads
+    // along outer axes) stores a sector per output or two and reads its staged tiles across rows
+    // (bank conflicts): an H100 1x1 stride-2 convolution [1,256,56,56] x 512, warps over 14
+    // columns 19.3 us, over one column of 14 rows 38.1. Against a warp's 32. (Weighed from 8
+    // down, it moved convolutions whose warps cover 4 to 7 columns to slower picks: a 3x3 stride-2
+    // [1,64,56,56] x 128 23.4 -> 34.3 us, bench/results/gpu-2026-12-07d/run23.)
+    double run = Math.max(1, get(n, "gpu.direct_run", 32));
+    if (run < 4) {
+      cost *= Math.sqrt((4 * run + 32) / (4 * run) / 1.25);
     }
     double inner = get(n, "gpu.reg_inner", 1);
     cost *= 1 + 0.05 * (inner - 1);

@@ -397,6 +397,10 @@ class UntunedPickTest {
           AutoScheduler.generate(
               t, List.of(gram), dev.kernelgen.spec.Knobs.configured(pick.values()));
       assertThat(s.trace().toString()).as(t + " " + pick).doesNotContain("cache_read");
+      // Nothing staged: no shared loads for a register tile to save, one output a thread (an H100:
+      // 10.7 us, 22.9 with two batches a thread).
+      Map<String, Double> notes = AutoScheduler.notes(t, List.of(gram), pick);
+      assertThat(notes).as(t + " " + pick).containsEntry("Gram/gpu.reg_tile", 1.0);
       Configuration mmPick =
           AutoScheduler.untunedConfig(
               t, List.of(mm), SketchRules.defaults(), new AnalyticPredictor());
