@@ -147,7 +147,8 @@ public final class GenerateMojo extends AbstractMojo {
             cFlags,
             MojoParameters.isaLevels(cpuIsaLevels),
             parseTuningDevices(tuningDevices),
-            line -> getLog().info(line));
+            line -> getLog().info(line),
+            Path.of(project.getBuild().getOutputDirectory()));
     Generator.Outcome outcome;
     try {
       outcome = Generator.run(settings);

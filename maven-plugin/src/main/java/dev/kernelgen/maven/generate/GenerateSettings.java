@@ -29,6 +29,9 @@ import java.util.function.Consumer;
  * @param tuningDevices per target, the device whose tuning records to use; a target not listed uses
  *     the only device its records are of
  * @param info receives progress lines
+ * @param classesDirectory the project's class output, from which the files of an earlier generation
+ *     that this one no longer makes are removed (a renamed library's kernels and launcher classes);
+ *     null: none
  */
 public record GenerateSettings(
     Path specDirectory,
@@ -45,7 +48,44 @@ public record GenerateSettings(
     List<String> cFlags,
     List<String> cpuIsaLevels,
     Map<Target, String> tuningDevices,
-    Consumer<String> info) {
+    Consumer<String> info,
+    Path classesDirectory) {
+  /** Settings without a class output to clean. */
+  public GenerateSettings(
+      Path specDirectory,
+      Path tuningDirectory,
+      List<Path> classPath,
+      Path sourcesOutput,
+      Path resourcesOutput,
+      Path stateFile,
+      String pluginVersion,
+      Set<Target> targets,
+      Path cc,
+      Path nvcc,
+      List<String> cudaArchitectures,
+      List<String> cFlags,
+      List<String> cpuIsaLevels,
+      Map<Target, String> tuningDevices,
+      Consumer<String> info) {
+    this(
+        specDirectory,
+        tuningDirectory,
+        classPath,
+        sourcesOutput,
+        resourcesOutput,
+        stateFile,
+        pluginVersion,
+        targets,
+        cc,
+        nvcc,
+        cudaArchitectures,
+        cFlags,
+        cpuIsaLevels,
+        tuningDevices,
+        info,
+        null);
+  }
+
   /** Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}). */
   public GenerateSettings(
       Path specDirectory,

@@ -80,6 +80,8 @@ public final class Generator {
                     : "generating kernels: outputs are missing");
     // A failed build must not leave a digest that would call the old outputs up to date.
     deleteIfExists(s.stateFile());
+    Set<Path> oldResources = StaleOutputs.files(s.resourcesOutput());
+    Set<Path> oldSources = StaleOutputs.files(s.sourcesOutput());
     GenerateRequest.Builder req = GenerateRequest.builder();
     int libraries = loadSpecs(specs, s.classPath(), req);
     if (libraries == 0) {
@@ -120,6 +122,16 @@ public final class Generator {
     KernelDriver.deleteTree(s.sourcesOutput());
     move(tmp, s.sourcesOutput());
     write(s.stateFile(), digest);
+    int stale = StaleOutputs.remove(s, oldResources, oldSources);
+    if (stale > 0) {
+      s.info()
+          .accept(
+              "removed "
+                  + stale
+                  + " file(s) of the previous generation from "
+                  + s.classesDirectory()
+                  + " (kernels and launchers it no longer makes)");
+    }
     s.info()
         .accept(
             "generated "

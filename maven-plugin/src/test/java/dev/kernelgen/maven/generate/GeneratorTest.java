@@ -96,6 +96,56 @@ class GeneratorTest {
   }
 
   @Test
+  void aRenamedLibrarysKernelsAndLaunchersLeaveTheClassOutput() throws Exception {
+    // They stayed in target/classes, and so in the jar, until mvn clean.
+    Path classes = Files.createDirectories(tmp.resolve("target/classes"));
+    GenerateSettings base = settings(Set.of());
+    java.util.function.Supplier<GenerateSettings> withClasses =
+        () ->
+            new GenerateSettings(
+                base.specDirectory(),
+                base.tuningDirectory(),
+                base.classPath(),
+                base.sourcesOutput(),
+                base.resourcesOutput(),
+                base.stateFile(),
+                base.pluginVersion(),
+                base.targets(),
+                base.cc(),
+                base.nvcc(),
+                base.cudaArchitectures(),
+                base.cFlags(),
+                base.cpuIsaLevels(),
+                base.tuningDevices(),
+                log::add,
+                classes);
+    writeSpec(SPEC.formatted("2f"));
+    assertThat(Generator.run(withClasses.get())).isEqualTo(Generator.Outcome.GENERATED);
+    // What Maven makes of it: the resources copied, the launchers compiled, beside the user's own.
+    Path resources = tmp.resolve("target/generated-resources/kernels");
+    for (Path p : StaleOutputs.files(resources)) {
+      Files.createDirectories(classes.resolve(p).getParent());
+      Files.copy(resources.resolve(p), classes.resolve(p));
+    }
+    Path demo = Files.createDirectories(classes.resolve("demo"));
+    for (String c : List.of("DemoKernels", "DemoKernels$Scale", "DemoKernelsJava", "App")) {
+      Files.writeString(demo.resolve(c + ".class"), c);
+    }
+    Path manifest = classes.resolve("META-INF/kernels/DemoKernels/manifest.json");
+    assertThat(manifest).exists();
+
+    writeSpec(SPEC.formatted("2f").replace("DemoKernels", "OtherKernels"));
+    log.clear();
+    assertThat(Generator.run(withClasses.get())).isEqualTo(Generator.Outcome.GENERATED);
+    assertThat(manifest).doesNotExist();
+    assertThat(demo.resolve("DemoKernels.class")).doesNotExist();
+    assertThat(demo.resolve("DemoKernels$Scale.class")).doesNotExist();
+    assertThat(demo.resolve("DemoKernelsJava.class")).doesNotExist();
+    assertThat(demo.resolve("App.class")).exists(); // not the generator's
+    assertThat(log).anyMatch(l -> l.contains("of the previous generation from " + classes));
+  }
+
+  @Test
   void aSpecThatDoesNotCompileNamesFileAndLine() throws Exception {
     writeSpec(SPEC.formatted("undefinedThing"));
     assertThatThrownBy(() -> Generator.run(settings(Set.of())))
