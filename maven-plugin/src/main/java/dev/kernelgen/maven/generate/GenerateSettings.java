@@ -50,43 +50,10 @@ public record GenerateSettings(
     Map<Target, String> tuningDevices,
     Consumer<String> info,
     Path classesDirectory) {
-  /** Settings without a class output to clean. */
-  public GenerateSettings(
-      Path specDirectory,
-      Path tuningDirectory,
-      List<Path> classPath,
-      Path sourcesOutput,
-      Path resourcesOutput,
-      Path stateFile,
-      String pluginVersion,
-      Set<Target> targets,
-      Path cc,
-      Path nvcc,
-      List<String> cudaArchitectures,
-      List<String> cFlags,
-      List<String> cpuIsaLevels,
-      Map<Target, String> tuningDevices,
-      Consumer<String> info) {
-    this(
-        specDirectory,
-        tuningDirectory,
-        classPath,
-        sourcesOutput,
-        resourcesOutput,
-        stateFile,
-        pluginVersion,
-        targets,
-        cc,
-        nvcc,
-        cudaArchitectures,
-        cFlags,
-        cpuIsaLevels,
-        tuningDevices,
-        info,
-        null);
-  }
-
-  /** Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}). */
+  /**
+   * Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}) and no class
+   * output to clean.
+   */
   public GenerateSettings(
       Path specDirectory,
       Path tuningDirectory,
@@ -117,7 +84,8 @@ public record GenerateSettings(
         cFlags,
         NativeToolchain.DEFAULT_ISA_LEVELS,
         tuningDevices,
-        info);
+        info,
+        null);
   }
 
   public GenerateSettings {

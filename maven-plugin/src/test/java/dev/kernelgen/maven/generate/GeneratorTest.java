@@ -217,7 +217,8 @@ class GeneratorTest {
                 List.of(),
                 isa,
                 java.util.Map.of(),
-                log::add);
+                log::add,
+                null);
     List<String> levels = List.of("x86-64-v2", "x86-64-v3", "x86-64-v4");
     String base = Generator.digest(with.apply(levels, List.of("sm_90")), specs);
     assertThat(Generator.digest(with.apply(levels, List.of("sm_90")), specs))
