@@ -188,7 +188,8 @@ final class Conv2dSchedules {
    * {@code d[5]} that divides the input channels (a chunk past the last channel loads and
    * multiplies zeros: a 7x7 stride-2 stem over 3 channels ran 14.1 us at 8, 13.4 at 2 and 10.5 at 1
    * on an H100) and whose tiles fit the shared memory every CUDA device has (at 8, that stem's
-   * input tile and filter chunk took 91 KB: the kernel could not launch). 1 where nothing is known.
+   * input tile and filter chunk took 91 KB: the kernel could not launch). {@code d[5]} where the
+   * filter's shape or the read's strides are not constants.
    */
   static int channelChunk(Tensor conv, int[] d) {
     Tensor filter = DepthwiseSchedules.filterOf(conv);
@@ -197,7 +198,7 @@ final class Conv2dSchedules {
     List<dev.kernelgen.te.Expr> idx =
         readIndex(conv, padded != null ? padded : conv.op().inputs().get(0));
     if (f == null || idx == null || idx.size() != 4) {
-      return 1;
+      return d[5];
     }
     var op = (dev.kernelgen.te.ComputeOp) conv.op();
     long[] span = {
@@ -205,7 +206,7 @@ final class Conv2dSchedules {
       window(idx.get(3), op.axis().get(3), op.reduceAxis().get(2), d[4], f[3])
     };
     if (span[0] <= 0 || span[1] <= 0) {
-      return 1;
+      return d[5];
     }
     long channels = Math.min(f[0], (long) d[0] * d[1]);
     long limit = dev.kernelgen.tune.GpuLimits.cudaDefault().maxSharedBytesPerBlock();
