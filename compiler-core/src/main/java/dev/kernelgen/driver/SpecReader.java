@@ -69,8 +69,7 @@ final class SpecReader {
                 where,
                 name));
     UserError.check(lib.targets().length > 0, "%s: @KernelLibrary lists no targets", where);
-    List<Target> targets = new ArrayList<>(Arrays.asList(lib.targets()));
-    targets = targets.stream().distinct().sorted().toList();
+    List<Target> targets = Arrays.stream(lib.targets()).distinct().sorted().toList();
 
     Method[] methods = c.getDeclaredMethods();
     // Reflection gives methods in no particular order: sort for deterministic output.
@@ -97,13 +96,12 @@ final class SpecReader {
     }
 
     Map<String, Map<Target, Method>> schedules = new TreeMap<>();
-    List<Target> built = targets;
     for (Method m : methods) {
       ScheduleFor s = m.getAnnotation(ScheduleFor.class);
       if (s == null || broken.contains(s.operator())) {
         continue;
       }
-      mistake(mistakes, () -> checkSchedule(src, m, s, name, built, ops, schedules));
+      mistake(mistakes, () -> checkSchedule(src, m, s, name, targets, ops, schedules));
     }
     if (mistakes.size() == 1) {
       throw new UserError(mistakes.get(0));
