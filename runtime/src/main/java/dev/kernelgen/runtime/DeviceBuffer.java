@@ -25,6 +25,9 @@ public interface DeviceBuffer extends AutoCloseable {
    */
   void copyToHost(HostTensor target);
 
+  /** Whether this buffer, or the device it lives on, was closed. */
+  boolean isClosed();
+
   @Override
   void close();
 }

@@ -33,6 +33,11 @@ public final class HostBuffer implements DeviceBuffer {
   }
 
   @Override
+  public boolean isClosed() {
+    return closed.get() || deviceLifecycle.isClosed();
+  }
+
+  @Override
   public Device device() {
     return device;
   }

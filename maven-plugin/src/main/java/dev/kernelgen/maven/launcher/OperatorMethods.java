@@ -147,10 +147,8 @@ final class OperatorMethods {
       m.addParameter(type, n);
     }
     nonNull(m, names.inputs);
-    if (type == HOST_TENSOR) {
-      for (String n : names.inputs) {
-        m.addStatement("$T.checkOpen($S, $S, $N)", LAUNCHERS, op.name(), n, n);
-      }
+    for (String n : names.inputs) {
+      m.addStatement("$T.checkOpen($S, $S, $N)", LAUNCHERS, op.name(), n, n);
     }
     m.addStatement("this.lifecycle.checkOpen()");
     m.addStatement("long[] $N = $L", names.dims, checks.dimsCall());

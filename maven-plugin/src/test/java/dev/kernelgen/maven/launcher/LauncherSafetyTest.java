@@ -150,6 +150,19 @@ class LauncherSafetyTest {
           .isInstanceOf(IllegalStateException.class)
           .hasMessageStartingWith("window3: argument 'x' (")
           .hasMessageEndingWith(") was closed");
+      // A closed device tensor too (it allocated from the shape it kept).
+      DeviceTensor closedOnDevice = DeviceTensor.upload(Devices.java(), one);
+      closedOnDevice.close();
+      assertThatThrownBy(
+              () ->
+                  window.call(
+                      w,
+                      "allocateWindow3Output",
+                      new Class<?>[] {DeviceTensor.class},
+                      closedOnDevice))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("window3: argument 'x' (DeviceTensor[")
+          .hasMessageEndingWith(") was closed");
       assertThatThrownBy(
               () -> window.call(w, "allocateWindow3Output", new Class<?>[] {HostTensor.class}, one))
           .isInstanceOf(IllegalArgumentException.class)

@@ -37,6 +37,11 @@ public abstract class DriverBuffer implements DeviceBuffer {
     deviceLifecycle.checkOpen();
   }
 
+  @Override
+  public final boolean isClosed() {
+    return released.get() || deviceLifecycle.isClosed();
+  }
+
   /** Starts a use of the device for a copy (the CUDA device also makes its context current). */
   protected Lifecycle.Use enterDevice() {
     return deviceLifecycle.enter();

@@ -325,6 +325,18 @@ public final class Launchers {
     }
   }
 
+  /**
+   * Checks that a device tensor argument is not closed (nor its device), for the calls that read
+   * only its shape (an allocator).
+   *
+   * @throws IllegalStateException naming the operator and the argument
+   */
+  public static void checkOpen(String op, String arg, DeviceTensor t) {
+    if (t.buffer().isClosed()) {
+      throw new IllegalStateException(op + ": argument '" + arg + "' (" + t + ") was closed");
+    }
+  }
+
   /** A symbolic dim bound from an argument, checked to fit a 32-bit kernel parameter. */
   public static long int32Dim(String op, String dim, long value) {
     if (value > Integer.MAX_VALUE) {
