@@ -325,12 +325,7 @@ public final class Launchers {
     }
   }
 
-  /**
-   * Checks that a device tensor argument is not closed (nor its device), for the calls that read
-   * only its shape (an allocator).
-   *
-   * @throws IllegalStateException naming the operator and the argument
-   */
+  /** As above, for a device tensor (its buffer or its device closed). */
   public static void checkOpen(String op, String arg, DeviceTensor t) {
     if (t.buffer().isClosed()) {
       throw new IllegalStateException(op + ": argument '" + arg + "' (" + t + ") was closed");
