@@ -12,12 +12,9 @@ import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.ExprPrinter;
-import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
-import dev.kernelgen.te.Reduce;
-import dev.kernelgen.te.Select;
 import dev.kernelgen.te.Tensor;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
@@ -51,10 +48,6 @@ final class ReadRequirements {
       if (!(t.op() instanceof ComputeOp op)) {
         continue;
       }
-      Expr body = op.body();
-      if (body instanceof Reduce r && !(r.condition() instanceof IntImm)) {
-        continue; // the reduction's condition may guard its reads
-      }
       List<IterVar> axes = new ArrayList<>(op.axis());
       axes.addAll(op.reduceAxis());
       Map<Var, IterVar> byVar = new HashMap<>();
@@ -65,19 +58,9 @@ final class ReadRequirements {
           empty = empty.or(iv.dom().extent().le(0));
         }
       }
-      Expr none = empty;
-      new ExprVisitor() {
-        @Override
-        public void visit(Expr e) {
-          if (e instanceof Select) {
-            return; // a select may test the read's bounds
-          }
-          if (e instanceof TensorRead r) {
-            require(op, r, byVar, none, nonNegative, out);
-          }
-          super.visit(e);
-        }
-      }.visit(body);
+      for (TensorRead r : op.unguardedReads()) {
+        require(op, r, byVar, empty, nonNegative, out);
+      }
     }
     return List.copyOf(out.values());
   }

@@ -8,11 +8,8 @@ import dev.kernelgen.te.Binary;
 import dev.kernelgen.te.Cast;
 import dev.kernelgen.te.ComputeOp;
 import dev.kernelgen.te.Expr;
-import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.IterVar;
-import dev.kernelgen.te.Reduce;
-import dev.kernelgen.te.Select;
 import dev.kernelgen.te.TensorRead;
 import dev.kernelgen.te.Var;
 import java.util.ArrayList;
@@ -52,23 +49,8 @@ final class ReadBounds {
         ranges.put(iv.var(), ConstIntBound.range(lo.value(), n.value()));
       }
     }
-    Expr body = op.body();
-    if (body instanceof Reduce r && !(r.condition() instanceof IntImm)) {
-      body = null; // the reduction's condition may guard its reads (padding as a condition)
-    }
-    if (body != null) {
-      new ExprVisitor() {
-        @Override
-        public void visit(Expr e) {
-          if (e instanceof Select) {
-            return; // a select may test the read's bounds
-          }
-          if (e instanceof TensorRead r) {
-            checkRead(op, r, ranges);
-          }
-          super.visit(e);
-        }
-      }.visit(body);
+    for (TensorRead r : op.unguardedReads()) {
+      checkRead(op, r, ranges);
     }
     CHECKED.put(op, Boolean.TRUE);
   }

@@ -110,6 +110,31 @@ public final class ComputeOp implements Operation {
     return tag;
   }
 
+  /**
+   * The body's reads that nothing in it guards: outside every select (which may test a read's
+   * bounds), none where a reduction's condition may guard them (padding written as a condition).
+   * What may leave its tensor unless the dims allow it.
+   */
+  public List<TensorRead> unguardedReads() {
+    List<TensorRead> out = new ArrayList<>();
+    if (body instanceof Reduce r && !(r.condition() instanceof IntImm)) {
+      return out;
+    }
+    new ExprVisitor() {
+      @Override
+      public void visit(Expr e) {
+        if (e instanceof Select) {
+          return;
+        }
+        if (e instanceof TensorRead r) {
+          out.add(r);
+        }
+        super.visit(e);
+      }
+    }.visit(body);
+    return out;
+  }
+
   @Override
   public Tensor output() {
     return output;
