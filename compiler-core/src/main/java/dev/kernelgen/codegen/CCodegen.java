@@ -180,31 +180,15 @@ public final class CCodegen extends CLikePrinter {
   }
 
   /**
-   * A read of a tensor at an index computed from values read from memory (a gather through an index
-   * tensor, which may hold anything whatever the shapes) is checked against the tensor's elements:
-   * outside, the function's status becomes -2 (the runtime throws, naming the kernel) and element 0
-   * is read, where a C kernel would read past the buffer (a crash of the JVM). Not where the index
-   * stays inside for any values read (a {@code floormod} by the row's length, over loops of
-   * constant ranges), nor inside a select's branch (the user's guard, as {@code
-   * schedule.ReadBounds} assumes): the check's store keeps gcc from vectorizing the loop around it
-   * (a hinge loss reading each row at its label's column: 842 -> 4920 us).
+   * A read at an index computed from values read from memory is checked ({@link CheckedGather}):
+   * outside the tensor, the function's status becomes -2. The check's store keeps gcc from
+   * vectorizing the loop around it (a hinge loss reading each row at its label's column: 842 ->
+   * 4920 us), hence none where the index provably stays inside.
    */
   @Override
   String load(Buffer b, Expr index) {
-    if (b.shape().isEmpty() || !readsMemory(index) || selectDepth > 0) {
+    if (selectDepth > 0 || !CheckedGather.needsCheck(b, index, loopRanges)) {
       return super.load(b, index);
-    }
-    Expr size = b.shape().get(0);
-    for (Expr d : b.shape().subList(1, b.shape().size())) {
-      size = size.mul(d);
-    }
-    if (b.shape().stream().allMatch(d -> d instanceof IntImm)) {
-      long n = dev.kernelgen.arith.Simplifier.evaluate(size, java.util.Map.of());
-      dev.kernelgen.arith.ConstIntBound range =
-          dev.kernelgen.arith.Simplifier.bound(index, loopRanges);
-      if (range.min() >= 0 && range.max() < n) {
-        return super.load(b, index);
-      }
     }
     return name(b)
         + "["
@@ -212,7 +196,7 @@ public final class CCodegen extends CLikePrinter {
         + "((int64_t) "
         + expr(index, false)
         + ", (int64_t) "
-        + expr(size, false)
+        + expr(CheckedGather.elements(b), false)
         + ", &"
         + STATUS
         + ")]";

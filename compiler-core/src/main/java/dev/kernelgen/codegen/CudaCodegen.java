@@ -96,6 +96,11 @@ public final class CudaCodegen extends GpuPrinter {
   }
 
   @Override
+  String statusPointer() {
+    return "int*";
+  }
+
+  @Override
   String sharedQualifier() {
     return "__shared__ __align__(16)";
   }

@@ -1,7 +1,9 @@
 package dev.kernelgen.codegen;
 
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
+import dev.kernelgen.te.Expr;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.tir.Allocate;
@@ -27,6 +29,41 @@ abstract class GpuPrinter extends CLikePrinter {
 
   /** The pragma that asks to unroll a loop. */
   abstract String unrollPragma(For f);
+
+  /** The type of a pointer to the status buffer in a helper's parameters. */
+  abstract String statusPointer();
+
+  /**
+   * A read at an index computed from values read from memory, in a kernel that takes a status
+   * buffer ({@link CheckedGather#withStatus}), is checked: outside the tensor, element 0 is read
+   * and the status becomes 1.
+   */
+  @Override
+  String load(Buffer b, Expr index) {
+    Buffer status = CheckedGather.status(func);
+    if (status == null || selectDepth > 0 || !CheckedGather.needsCheck(b, index, loopRanges)) {
+      return super.load(b, index);
+    }
+    String i64 = typeName(DType.INT64);
+    String check =
+        helper(
+            CheckedGather.NAME,
+            CheckedGather.gpuDefinition(helperQualifiers(), i64, statusPointer()));
+    return name(b)
+        + "["
+        + check
+        + "(("
+        + i64
+        + ") "
+        + expr(index, false)
+        + ", ("
+        + i64
+        + ") "
+        + expr(CheckedGather.elements(b), false)
+        + ", "
+        + name(status)
+        + ")]";
+  }
 
   @Override
   final void function(PrimFunc f) {

@@ -85,6 +85,11 @@ public final class OpenClCodegen extends GpuPrinter {
   }
 
   @Override
+  String statusPointer() {
+    return "__global int*";
+  }
+
+  @Override
   String sharedQualifier() {
     return "__local";
   }

@@ -41,8 +41,8 @@ final class VectorLoads {
       return false;
     }
     Load first = load(stmts.get(i), f);
-    if (first == null) {
-      return false;
+    if (first == null || CLikeExprPrinter.readsMemory(first.index())) {
+      return false; // a gather: its index is checked element by element (CheckedGather)
     }
     Part p = Part.of(first.index());
     if (p.offset() % WIDTH != 0 || !divisible(p.base(), WIDTH)) {

@@ -2,6 +2,7 @@ package dev.kernelgen.lower;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
+import dev.kernelgen.codegen.CheckedGather;
 import dev.kernelgen.codegen.LaunchGeometry;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.Schedule;
@@ -42,7 +43,8 @@ import java.util.function.UnaryOperator;
  *       run a short vector loop's remainder as one overlapping vector ({@link OverlapVectorTail}),
  *       and for GPU targets insert barriers;
  *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
- *       stage, temporaries between them) and compute each kernel's {@link LaunchGeometry}.
+ *       stage, temporaries between them), give kernels that gather a status buffer ({@link
+ *       CheckedGather}) and compute each kernel's {@link LaunchGeometry}.
  * </ol>
  */
 public final class Lower {
@@ -74,9 +76,16 @@ public final class Lower {
     for (int k = 0; k < dm.temporaries().size(); k++) {
       temps.add(new LoweredModule.Temporary(dm.temporaries().get(k), dm.temporarySizes().get(k)));
     }
+    // Kernels that read at an index read from memory (a gather) check it and report to one status
+    // word, a temporary the launcher reads after them (CheckedGather).
+    Buffer status = CheckedGather.statusBuffer();
     List<LoweredModule.Kernel> kernels = new ArrayList<>();
     for (PrimFunc kf : dm.kernels()) {
-      kernels.add(new LoweredModule.Kernel(kf, LaunchGeometry.of(kf)));
+      PrimFunc checked = CheckedGather.withStatus(kf, status);
+      kernels.add(new LoweredModule.Kernel(checked, LaunchGeometry.of(checked)));
+    }
+    if (kernels.stream().anyMatch(k -> k.func().params().contains(status))) {
+      temps.add(new LoweredModule.Temporary(status, dev.kernelgen.te.IntImm.of(1)));
     }
     return new LoweredModule(target, f, kernels, temps);
   }

@@ -101,4 +101,61 @@ class CheckedGatherTest {
       assertThat(c).as(out.name()).doesNotContain("kg_index_checked");
     }
   }
+
+  @Test
+  void gpuKernelsThatGatherTakeAStatusWordAndCheckTheirIndex() {
+    // On GPUs the read past the buffer was a SIGSEGV of the JVM on PoCL's CPU device and a dead
+    // context on CUDA: the kernel now takes a status word (a temporary of the launch), reads
+    // element 0 in place of an index outside its tensor, and sets the status.
+    dev.kernelgen.te.Var v = dev.kernelgen.te.TE.var("v");
+    dev.kernelgen.te.Var d = dev.kernelgen.te.TE.var("d");
+    Tensor table = placeholder("Table", FLOAT32, ROWS, DIM);
+    Tensor anyTable = placeholder("AnyTable", FLOAT32, v, d);
+    Tensor ids = placeholder("Ids", INT32, N);
+    Tensor out = compute("Emb", shape(N, DIM), (i, j) -> table.at(ids.at(i), j));
+    Tensor anyOut = compute("AnyEmb", shape(N, d), (i, j) -> anyTable.at(ids.at(i), j));
+    Tensor wrapped =
+        compute("Wrapped", shape(N, DIM), (i, j) -> table.at(ids.at(i).floormod(ROWS), j));
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    for (Target t : List.of(Target.CUDA, Target.OPENCL)) {
+      for (Tensor o : List.of(out, anyOut, wrapped)) {
+        Tensor tab = o == anyOut ? anyTable : table;
+        var op = dev.kernelgen.spec.OperatorDef.of(List.of(tab, ids), o);
+        Schedule s =
+            dev.kernelgen.topi.DefaultSchedules.forTarget(
+                t, op, dev.kernelgen.spec.Knobs.defaults());
+        dev.kernelgen.lower.LoweredModule m =
+            Lower.lowerModule(
+                s, "k", List.of(tab, ids, o), t, dev.kernelgen.lower.IndexWidth.WIDE, null);
+        String src =
+            t == Target.CUDA
+                ? CudaCodegen.generate(m.functions(), "m")
+                : OpenClCodegen.generate(m.functions(), "m");
+        String what = t + " " + o.name();
+        if (o == wrapped) {
+          assertThat(m.temporaries()).as(what).isEmpty();
+          assertThat(src).as(what).doesNotContain("kg_index_checked").doesNotContain("kg_status");
+          continue;
+        }
+        assertThat(m.temporaries()).as(what).hasSize(1);
+        assertThat(m.temporaries().get(0).buffer().name()).isEqualTo(CheckedGather.STATUS);
+        var k = m.kernels().get(0).func();
+        assertThat(k.params().get(k.params().size() - 1)).isSameAs(m.temporaries().get(0).buffer());
+        assertThat(src)
+            .as(what)
+            .contains(tab.name() + "[kg_index_checked(")
+            .doesNotContain("Ids[kg_index_checked(")
+            .containsPattern(
+                (t == Target.CUDA ? "int\\* __restrict__ " : "__global int\\* restrict ")
+                    + "\\w*kg_status[,)]");
+        if (o == anyOut) {
+          // The table's rows bound the check, though no index of the kernel uses them.
+          assertThat(k.scalars()).as(what).contains(v);
+        }
+        if (t == Target.CUDA && tc.findNvcc().isPresent()) {
+          assertThat(tc.compilePtx(src, "sm_80")).as(what).contains(".entry k");
+        }
+      }
+    }
+  }
 }

@@ -42,6 +42,14 @@ public interface Device extends AutoCloseable {
    */
   KernelModule loadModule(KernelBinary binary);
 
+  /**
+   * Whether the calling thread is recording this device's work into a graph (a CUDA graph capture):
+   * work issued now runs later, and nothing can be read back until the capture ends.
+   */
+  default boolean isCapturing() {
+    return false;
+  }
+
   /** Waits until all work issued on this device has finished. */
   void synchronize();
 

@@ -173,29 +173,43 @@ class LauncherSafetyTest {
   }
 
   @Test
-  void anIndexReadFromATensorOutsideItsTableThrowsOnCAndJava() throws Throwable {
-    // A row index of 10^9 into a table of 5 rows: the C kernel read past the buffer; the Java
-    // kernel threw the segment's IndexOutOfBoundsException, naming no kernel.
+  void anIndexReadFromATensorOutsideItsTableThrowsOnEveryTarget() throws Throwable {
+    // A row index of 10^9 into a table of 5 rows: the C kernel read past the buffer, and so did
+    // the OpenCL kernel (on PoCL's CPU device a SIGSEGV of the JVM); on CUDA the context died
+    // (CUDA_ERROR_ILLEGAL_ADDRESS); the Java kernel threw the segment's IndexOutOfBoundsException,
+    // naming no kernel. A valid call after the error computes the right rows.
     CompiledLauncher emb =
         CompiledLauncher.build(
-            TestSpecs.EmbeddingSpec.class,
-            "EmbeddingKernels",
-            tmp.resolve("emb"),
-            Target.C,
-            Target.JAVA);
+            TestSpecs.EmbeddingSpec.class, "EmbeddingKernels", tmp.resolve("emb"), targets());
     Class<?>[] host3 = {HostTensor.class, HostTensor.class, HostTensor.class};
-    List<Device> ds = new ArrayList<>(List.of(Devices.java()));
-    Devices.cpu().ifPresent(ds::add);
-    for (Device d : ds) {
-      try (AutoCloseable k = emb.load(d);
-          HostTensor table = HostTensor.of(ramp(15, 0), 5, 3);
-          HostTensor ids = HostTensor.of(new int[] {4, 1_000_000_000, 0, 1}, 4);
-          HostTensor rows = HostTensor.zeros(DataType.FLOAT32, 4, 3)) {
-        assertThatThrownBy(() -> emb.call(k, "lookup", host3, table, ids, rows))
-            .as(d.name())
-            .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
-            .hasMessageContaining("kernel lookup")
-            .hasMessageContaining("an index read from a tensor is outside the tensor it indexes");
+    for (Device d : devices()) {
+      for (String op : List.of("lookup", "lookupAny")) {
+        try (AutoCloseable k = emb.load(d);
+            HostTensor table = HostTensor.of(ramp(15, 0), 5, 3);
+            HostTensor bad = HostTensor.of(new int[] {4, 1_000_000_000, 0, 1}, 4);
+            HostTensor negative = HostTensor.of(new int[] {4, 2, -1, 1}, 4);
+            HostTensor ids = HostTensor.of(new int[] {4, 2, 0, 1}, 4);
+            HostTensor rows = HostTensor.zeros(DataType.FLOAT32, 4, 3)) {
+          for (HostTensor wrong : List.of(bad, negative)) {
+            assertThatThrownBy(() -> emb.call(k, op, host3, table, wrong, rows))
+                .as(d.name() + " " + op)
+                .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
+                .hasMessageContaining(
+                    d.target() == Target.CUDA || d.target() == Target.OPENCL
+                        ? op + " on " + d.name()
+                        : "kernel " + op)
+                .hasMessageContaining(
+                    "an index read from a tensor is outside the tensor it indexes");
+          }
+          emb.call(k, op, host3, table, ids, rows);
+          float[] t = table.toFloatArray();
+          float[] want = new float[12];
+          int[] at = {4, 2, 0, 1};
+          for (int i = 0; i < 4; i++) {
+            System.arraycopy(t, at[i] * 3, want, i * 3, 3);
+          }
+          assertThat(rows.toFloatArray()).as(d.name() + " " + op).containsExactly(want);
+        }
       }
     }
   }
@@ -372,6 +386,62 @@ class LauncherSafetyTest {
       assertThat(Workspace.allocations()).isEqualTo(allocations);
       try (HostTensor y = dy.toHost()) {
         assertThat(y.toFloatArray()).containsExactly(reversePlus(xs));
+      }
+    }
+  }
+
+  /**
+   * A gathering launcher (a status word to read back after its kernels) is captured in a CUDA
+   * graph: nothing is read inside the capture, a replay gathers, and an index outside the table in
+   * a replay is reported by the next direct call.
+   */
+  @Test
+  void aGatheringLauncherIsCapturedInACudaGraph() throws Throwable {
+    assumeTrue(
+        Devices.cuda().isPresent(),
+        "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
+    dev.kernelgen.runtime.cuda.CudaDevice gpu = Devices.cuda().get();
+    CompiledLauncher cuda =
+        CompiledLauncher.build(
+            TestSpecs.EmbeddingSpec.class,
+            "EmbeddingKernels",
+            tmp.resolve("emb-cuda"),
+            Target.CUDA);
+    Class<?>[] device3 = {DeviceTensor.class, DeviceTensor.class, DeviceTensor.class};
+    float[] t = ramp(15, 0);
+    try (AutoCloseable k = cuda.load(gpu);
+        HostTensor table = HostTensor.of(t, 5, 3);
+        HostTensor ids = HostTensor.of(new int[] {3, 1, 4, 0}, 4);
+        HostTensor bad = HostTensor.of(new int[] {3, 1, 5, 0}, 4);
+        DeviceTensor dt = DeviceTensor.upload(gpu, table);
+        DeviceTensor di = DeviceTensor.upload(gpu, ids);
+        DeviceTensor rows = DeviceTensor.allocate(gpu, DataType.FLOAT32, 4, 3)) {
+      cuda.call(k, "lookup", device3, dt, di, rows); // the first call sizes the workspace
+      try (dev.kernelgen.runtime.cuda.CudaGraph graph =
+          gpu.captureGraph(
+              () -> {
+                try {
+                  cuda.call(k, "lookup", device3, dt, di, rows);
+                } catch (Throwable e) {
+                  throw new IllegalStateException(e);
+                }
+              })) {
+        graph.launch();
+        try (HostTensor got = rows.toHost()) {
+          float[] want = new float[12];
+          int[] at = {3, 1, 4, 0};
+          for (int i = 0; i < 4; i++) {
+            System.arraycopy(t, at[i] * 3, want, i * 3, 3);
+          }
+          assertThat(got.toFloatArray()).containsExactly(want);
+        }
+        di.buffer().copyFromHost(bad);
+        graph.launch();
+        assertThatThrownBy(() -> cuda.call(k, "lookup", device3, dt, di, rows))
+            .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
+            .hasMessageContaining("an index read from a tensor is outside the tensor it indexes");
+        di.buffer().copyFromHost(ids);
+        cuda.call(k, "lookup", device3, dt, di, rows); // the status was reset
       }
     }
   }

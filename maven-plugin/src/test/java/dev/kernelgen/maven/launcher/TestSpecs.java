@@ -237,7 +237,7 @@ public final class TestSpecs {
   /** An embedding lookup: rows of a table at indices read from a tensor. */
   @KernelLibrary(
       name = "EmbeddingKernels",
-      targets = {Target.C, Target.JAVA})
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
   public static final class EmbeddingSpec {
     @Operator
     public static OperatorDef lookup() {
@@ -245,6 +245,18 @@ public final class TestSpecs {
       Tensor ids = placeholder("ids", dev.kernelgen.te.TE.INT32, 4);
       return OperatorDef.of(
           List.of(table, ids), compute("Rows", shape(4, 3), (i, j) -> table.at(ids.at(i), j)));
+    }
+
+    /** The same over symbolic dims: the table's rows are a dim no index of the kernel uses. */
+    @Operator
+    public static OperatorDef lookupAny() {
+      Var v = var("v");
+      Var d = var("d");
+      Var n = var("n");
+      Tensor table = placeholder("table", FLOAT32, v, d);
+      Tensor ids = placeholder("ids", dev.kernelgen.te.TE.INT32, n);
+      return OperatorDef.of(
+          List.of(table, ids), compute("Rows", shape(n, d), (i, j) -> table.at(ids.at(i), j)));
     }
   }
 

@@ -51,6 +51,9 @@ public final class CudaDevice implements Device {
   private final long totalMemory;
   private final Lifecycle lifecycle = new Lifecycle(this);
 
+  /** The thread capturing a graph of this device's work, or null. */
+  private volatile Thread capturer;
+
   /**
    * Whether this is the process-wide device that {@link Devices} hands out: it lives as long as the
    * process, and closing it does nothing, since other users hold it too (closing it under them
@@ -262,7 +265,20 @@ public final class CudaDevice implements Device {
    * fails saying why) instead of joining the graph.
    */
   public CudaGraph captureGraph(Runnable launches) {
-    return lifecycle.exclusive(() -> CudaGraph.capture(this, launches));
+    return lifecycle.exclusive(
+        () -> {
+          capturer = Thread.currentThread();
+          try {
+            return CudaGraph.capture(this, launches);
+          } finally {
+            capturer = null;
+          }
+        });
+  }
+
+  @Override
+  public boolean isCapturing() {
+    return capturer == Thread.currentThread();
   }
 
   CUstream stream() {

@@ -3,6 +3,8 @@ package dev.kernelgen.runtime.launch;
 import dev.kernelgen.runtime.DataType;
 import dev.kernelgen.runtime.Device;
 import dev.kernelgen.runtime.DeviceBuffer;
+import dev.kernelgen.runtime.DeviceException;
+import dev.kernelgen.runtime.HostTensor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -86,9 +88,24 @@ public final class Workspace implements AutoCloseable {
     }
   }
 
+  /** A buffer freed with the workspace. */
+  private DeviceBuffer allocate(DataType dtype, long count) {
+    DeviceBuffer b = device.allocate(dtype, count);
+    ALLOCATIONS.incrementAndGet();
+    synchronized (all) {
+      if (closed) {
+        b.close();
+        throw new IllegalStateException("workspace on " + device.name() + " was closed");
+      }
+      all.add(b);
+    }
+    return b;
+  }
+
   /** The temporaries of one call, by index; closing it gives them back to the workspace. */
   public final class Lease implements AutoCloseable {
     private DeviceBuffer[] slots = new DeviceBuffer[0];
+    private DeviceBuffer status;
 
     private Lease() {}
 
@@ -105,18 +122,51 @@ public final class Workspace implements AutoCloseable {
       long bytes = Math.multiplyExact(Math.max(count, 1), (long) dtype.byteSize());
       if (b == null || b.byteSize() < bytes) {
         long n = b == null ? count : Math.max(count, 2 * b.byteSize() / dtype.byteSize());
-        b = device.allocate(dtype, n);
-        ALLOCATIONS.incrementAndGet();
-        synchronized (all) {
-          if (closed) {
-            b.close();
-            throw new IllegalStateException("workspace on " + device.name() + " was closed");
-          }
-          all.add(b);
-        }
+        b = allocate(dtype, n);
         slots[index] = b;
       }
       return b;
+    }
+
+    /**
+     * The status word of kernels that check their gathers (an index read from a tensor): one int,
+     * zero until a kernel finds an index outside the tensor it indexes. Check it with {@link
+     * #checkGathers} once the kernels are issued.
+     */
+    public DeviceBuffer status() {
+      if (status == null) {
+        DeviceBuffer b = allocate(DataType.INT32, 1);
+        try (HostTensor zero = HostTensor.zeros(DataType.INT32, 1)) {
+          b.copyFromHost(zero);
+        }
+        status = b;
+      }
+      return status;
+    }
+
+    /**
+     * Throws when a kernel of this call found an index read from a tensor outside the tensor it
+     * indexes: reading the status waits for the kernels. Inside a CUDA graph capture nothing can be
+     * read back; a replay's error is then reported by the next call that reads this status.
+     */
+    public void checkGathers(String operator) {
+      if (status == null || device.isCapturing()) {
+        return;
+      }
+      try (HostTensor h = HostTensor.zeros(DataType.INT32, 1)) {
+        status.copyToHost(h);
+        if (h.getInt(0) == 0) {
+          return;
+        }
+        h.setInt(0, 0);
+        status.copyFromHost(h);
+      }
+      throw new DeviceException(
+          operator
+              + " on "
+              + device.name()
+              + ": an index read from a tensor is outside the tensor it indexes (a gather;"
+              + " element 0 was read in its place, so the outputs are wrong)");
     }
 
     /** Gives the temporaries back for the next call. */
