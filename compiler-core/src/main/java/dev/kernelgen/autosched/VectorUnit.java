@@ -39,10 +39,16 @@ public record VectorUnit(int lanes, int registers) {
    * for {@code x86-64-v2} and {@code x86-64} too (16 registers, as AVX2's; ranked for SSE's 4
    * lanes, the model, calibrated on wider vectors, chose narrow tiles that ran 0.29-0.72x the
    * AVX-512 pick at v2 on six of 22 operators, where AVX2's ranking ran 1.19x in geometric mean:
-   * {@code bench/results/cpu-2026-12-07-e}); {@link #AVX512} for {@code x86-64-v4} and any other
-   * level ({@code native}, which the driver resolves first; an aarch64 level, not measured).
+   * {@code bench/results/cpu-2026-12-07-e}); {@link #AVX2} for the Arm levels too ({@code armv8-a}
+   * and later: Neon's 32 registers of 4 floats hold what AVX2's 16 of 8 do, and SSE's 4 lanes
+   * ranked worse than AVX2's unit; checked under emulation, not timed on an Arm CPU); {@link
+   * #AVX512} for {@code x86-64-v4} and any other level ({@code native}, which the driver resolves
+   * first).
    */
   public static VectorUnit ofIsaLevel(String level) {
+    if (level.startsWith("armv8") || level.startsWith("armv9")) {
+      return AVX2;
+    }
     return switch (level) {
       case "x86-64-v3", "x86-64-v2", "x86-64" -> AVX2;
       default -> AVX512;

@@ -14,7 +14,8 @@ import java.util.function.Function;
 
 /**
  * The C target's shared libraries: one C source compiled by cc for one ISA level ({@code
- * -march=level}), or for several levels at once, one compile per processor.
+ * -march=level}; an aarch64 level by the aarch64 compiler), or for several levels at once, one
+ * compile per processor.
  */
 final class CLibraryBuild {
   private CLibraryBuild() {}
@@ -34,7 +35,7 @@ final class CLibraryBuild {
 
   /** See {@link NativeToolchain#compileSharedLibrary(String, Path, String)}. */
   static void build(NativeToolchain tc, String cSource, Path out, String isaLevel) {
-    Path tool = tc.cc();
+    Path tool = tc.ccFor(isaLevel);
     Path dir = CompilerProcess.tempDir("kernelgen-cc");
     Path src = dir.resolve("kernels.c");
     CompilerProcess.write(src, cSource);
@@ -54,7 +55,8 @@ final class CLibraryBuild {
   /** See {@link NativeToolchain#compileSharedLibraries(Map, Function)}. */
   static Map<String, Path> buildAll(
       NativeToolchain tc, Map<String, String> sourceByLevel, Function<String, Path> out) {
-    tc.cc();
+    // Every compiler the levels need, before any compile starts.
+    sourceByLevel.keySet().forEach(tc::ccFor);
     Map<String, Path> paths = new LinkedHashMap<>();
     for (String level : sourceByLevel.keySet()) {
       paths.put(level, out.apply(level));

@@ -75,6 +75,7 @@ public final class NativeToolchain {
   private final List<String> cFlags;
   private final List<String> isaLevels;
   private final long timeoutSeconds;
+  private final Path aarch64Cc;
 
   private NativeToolchain(
       Path cc,
@@ -82,9 +83,11 @@ public final class NativeToolchain {
       List<Path> searchPath,
       List<String> cFlags,
       List<String> isaLevels,
-      long timeoutSeconds) {
+      long timeoutSeconds,
+      Path aarch64Cc) {
     this.cc = cc;
     this.nvcc = nvcc;
+    this.aarch64Cc = aarch64Cc;
     this.searchPath = List.copyOf(searchPath);
     this.cFlags = List.copyOf(cFlags);
     this.isaLevels = List.copyOf(isaLevels);
@@ -103,32 +106,75 @@ public final class NativeToolchain {
       }
     }
     return new NativeToolchain(
-        null, null, dirs, DEFAULT_C_FLAGS, DEFAULT_ISA_LEVELS, DEFAULT_TIMEOUT_SECONDS);
+        null, null, dirs, DEFAULT_C_FLAGS, DEFAULT_ISA_LEVELS, DEFAULT_TIMEOUT_SECONDS, null);
   }
 
   /** The same toolchain, looking up tools only in {@code dirs}. */
   public NativeToolchain withSearchPath(List<Path> dirs) {
-    return new NativeToolchain(cc, nvcc, dirs, cFlags, isaLevels, timeoutSeconds);
+    return new NativeToolchain(cc, nvcc, dirs, cFlags, isaLevels, timeoutSeconds, aarch64Cc);
   }
 
   /** The same toolchain with an explicit C compiler (null: search for one). */
   public NativeToolchain withCc(Path path) {
-    return new NativeToolchain(path, nvcc, searchPath, cFlags, isaLevels, timeoutSeconds);
+    return new NativeToolchain(
+        path, nvcc, searchPath, cFlags, isaLevels, timeoutSeconds, aarch64Cc);
   }
 
   /** The same toolchain with an explicit nvcc (null: search for it). */
   public NativeToolchain withNvcc(Path path) {
-    return new NativeToolchain(cc, path, searchPath, cFlags, isaLevels, timeoutSeconds);
+    return new NativeToolchain(cc, path, searchPath, cFlags, isaLevels, timeoutSeconds, aarch64Cc);
+  }
+
+  /**
+   * The same toolchain with {@code path} as the C compiler of the aarch64 levels ({@link
+   * #isAarch64Level}); unset, {@code aarch64-linux-gnu-gcc} is searched for, and on an aarch64
+   * build machine the C compiler itself.
+   */
+  public NativeToolchain withAarch64Cc(Path path) {
+    return new NativeToolchain(cc, nvcc, searchPath, cFlags, isaLevels, timeoutSeconds, path);
+  }
+
+  /**
+   * Whether {@code level} is an Arm A-profile level ({@code armv8-a}, {@code armv8.2-a}, ...),
+   * compiled by the aarch64 C compiler, rather than an x86-64 one.
+   */
+  public static boolean isAarch64Level(String level) {
+    return level.startsWith("armv8") || level.startsWith("armv9");
+  }
+
+  /** The aarch64 C compiler, if configured and present or found. */
+  public Optional<Path> findAarch64Cc() {
+    Optional<Path> cross = ToolSearch.AARCH64_CC.find(aarch64Cc, searchPath);
+    if (cross.isEmpty() && aarch64Cc == null && isAarch64Host()) {
+      return findCc();
+    }
+    return cross;
+  }
+
+  /** The aarch64 C compiler, else a user error that says where it was looked for. */
+  public Path aarch64Cc() {
+    return findAarch64Cc().orElseThrow(() -> ToolSearch.AARCH64_CC.missing(aarch64Cc, searchPath));
+  }
+
+  /** The compiler of a level's library: the aarch64 one for Arm levels, else {@link #cc()}. */
+  public Path ccFor(String level) {
+    return isAarch64Level(level) ? aarch64Cc() : cc();
+  }
+
+  private static boolean isAarch64Host() {
+    String arch = System.getProperty("os.arch", "");
+    return arch.equals("aarch64") || arch.equals("arm64");
   }
 
   /** The same toolchain with other C compiler flags than {@link #DEFAULT_C_FLAGS}. */
   public NativeToolchain withCFlags(List<String> flags) {
-    return new NativeToolchain(cc, nvcc, searchPath, flags, isaLevels, timeoutSeconds);
+    return new NativeToolchain(cc, nvcc, searchPath, flags, isaLevels, timeoutSeconds, aarch64Cc);
   }
 
   /**
    * The same toolchain compiling each C module for {@code levels} ({@code x86-64-v2}, {@code
-   * x86-64-v3}, {@code x86-64-v4}, {@code native}: any {@code -march} value of the compiler).
+   * x86-64-v3}, {@code x86-64-v4}, {@code native}, {@code armv8-a} for aarch64 machines: any {@code
+   * -march} value of the compiler).
    *
    * @throws UserError when the list is empty, repeats a level or names one that is not a word
    */
@@ -142,13 +188,13 @@ public final class NativeToolchain {
     }
     UserError.check(
         levels.stream().distinct().count() == levels.size(), "CPU ISA levels %s repeat", levels);
-    return new NativeToolchain(cc, nvcc, searchPath, cFlags, levels, timeoutSeconds);
+    return new NativeToolchain(cc, nvcc, searchPath, cFlags, levels, timeoutSeconds, aarch64Cc);
   }
 
   /** The same toolchain with another limit on one compiler run (600 s by default). */
   public NativeToolchain withTimeout(long seconds) {
     UserError.check(seconds > 0, "compiler timeout must be positive, not %s s", seconds);
-    return new NativeToolchain(cc, nvcc, searchPath, cFlags, isaLevels, seconds);
+    return new NativeToolchain(cc, nvcc, searchPath, cFlags, isaLevels, seconds, aarch64Cc);
   }
 
   /** The ISA levels each C module is compiled for. */

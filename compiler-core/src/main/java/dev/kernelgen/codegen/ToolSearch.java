@@ -21,6 +21,14 @@ record ToolSearch(List<String> names, List<Path> extraDirs, String what, String 
   static final ToolSearch CC =
       new ToolSearch(List.of("cc", "gcc", "clang"), List.of(), "C compiler", "withCc");
 
+  /** A C compiler that targets aarch64 Linux (Debian's and Ubuntu's gcc-aarch64-linux-gnu). */
+  static final ToolSearch AARCH64_CC =
+      new ToolSearch(
+          List.of("aarch64-linux-gnu-gcc", "aarch64-linux-gnu-clang"),
+          List.of(),
+          "aarch64 C compiler (for the armv8 ISA levels)",
+          "withAarch64Cc");
+
   /** nvcc, also in {@code $CUDA_HOME/bin} and {@code /usr/local/cuda/bin}. */
   static ToolSearch nvcc() {
     return new ToolSearch(List.of("nvcc"), cudaDirs(), "CUDA compiler", "withNvcc");

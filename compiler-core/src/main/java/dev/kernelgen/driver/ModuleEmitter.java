@@ -140,6 +140,11 @@ final class ModuleEmitter {
 
   /** {@code c/linux-amd64/x86-64-v3/libName.so}: a C library's resource for one ISA level. */
   private static String cLibraryPath(String library, String isaLevel) {
-    return "c/" + platform() + "/" + isaLevel + "/" + System.mapLibraryName(library);
+    // An aarch64 level's library is for aarch64 machines, whatever machine built it.
+    String platform =
+        NativeToolchain.isAarch64Level(isaLevel)
+            ? platform().replaceFirst("-[^-]*$", "-aarch64")
+            : platform();
+    return "c/" + platform + "/" + isaLevel + "/" + System.mapLibraryName(library);
   }
 }

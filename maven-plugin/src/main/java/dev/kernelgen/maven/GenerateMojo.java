@@ -88,6 +88,13 @@ public final class GenerateMojo extends AbstractMojo {
   private File nvcc;
 
   /**
+   * The C compiler of the aarch64 ISA levels ({@code armv8-a} in {@link #cpuIsaLevels}); by default
+   * {@code aarch64-linux-gnu-gcc} on PATH (Debian's and Ubuntu's {@code gcc-aarch64-linux-gnu}).
+   */
+  @Parameter(property = "kernels.aarch64Cc")
+  private File aarch64Cc;
+
+  /**
    * The GPU architectures whose SASS goes into each module's fatbin; the PTX beside it is built for
    * the newest, so that the driver compiles it for newer GPUs.
    */
@@ -105,7 +112,8 @@ public final class GenerateMojo extends AbstractMojo {
   /**
    * The CPU ISA levels each C module is compiled for, one shared library each, all embedded; the
    * runtime loads the best one the CPU supports. Default {@code x86-64-v2,x86-64-v3,x86-64-v4}
-   * (SSE4.2; AVX2 and FMA; AVX-512). {@code native} compiles for the build machine's CPU alone.
+   * (SSE4.2; AVX2 and FMA; AVX-512). {@code armv8-a} adds a library for aarch64 machines, built by
+   * {@link #aarch64Cc}. {@code native} compiles for the build machine's CPU alone.
    */
   @Parameter(property = "kernels.cpuIsaLevels", defaultValue = "x86-64-v2,x86-64-v3,x86-64-v4")
   private List<String> cpuIsaLevels;
@@ -148,7 +156,8 @@ public final class GenerateMojo extends AbstractMojo {
             MojoParameters.isaLevels(cpuIsaLevels),
             parseTuningDevices(tuningDevices),
             line -> getLog().info(line),
-            Path.of(project.getBuild().getOutputDirectory()));
+            Path.of(project.getBuild().getOutputDirectory()),
+            aarch64Cc == null ? null : aarch64Cc.toPath());
     Generator.Outcome outcome;
     try {
       outcome = Generator.run(settings);

@@ -32,6 +32,8 @@ import java.util.function.Consumer;
  * @param classesDirectory the project's class output, from which the files of an earlier generation
  *     that this one no longer makes are removed (a renamed library's kernels and launcher classes);
  *     null: none
+ * @param aarch64Cc the C compiler of the aarch64 ISA levels ({@code armv8-a}), or null to search
+ *     PATH for {@code aarch64-linux-gnu-gcc}
  */
 public record GenerateSettings(
     Path specDirectory,
@@ -49,7 +51,46 @@ public record GenerateSettings(
     List<String> cpuIsaLevels,
     Map<Target, String> tuningDevices,
     Consumer<String> info,
-    Path classesDirectory) {
+    Path classesDirectory,
+    Path aarch64Cc) {
+  /** Settings that search PATH for the aarch64 C compiler. */
+  public GenerateSettings(
+      Path specDirectory,
+      Path tuningDirectory,
+      List<Path> classPath,
+      Path sourcesOutput,
+      Path resourcesOutput,
+      Path stateFile,
+      String pluginVersion,
+      Set<Target> targets,
+      Path cc,
+      Path nvcc,
+      List<String> cudaArchitectures,
+      List<String> cFlags,
+      List<String> cpuIsaLevels,
+      Map<Target, String> tuningDevices,
+      Consumer<String> info,
+      Path classesDirectory) {
+    this(
+        specDirectory,
+        tuningDirectory,
+        classPath,
+        sourcesOutput,
+        resourcesOutput,
+        stateFile,
+        pluginVersion,
+        targets,
+        cc,
+        nvcc,
+        cudaArchitectures,
+        cFlags,
+        cpuIsaLevels,
+        tuningDevices,
+        info,
+        classesDirectory,
+        null);
+  }
+
   /**
    * Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}) and no class
    * output to clean.
@@ -85,6 +126,7 @@ public record GenerateSettings(
         NativeToolchain.DEFAULT_ISA_LEVELS,
         tuningDevices,
         info,
+        null,
         null);
   }
 
@@ -111,6 +153,7 @@ public record GenerateSettings(
         + cc
         + "\nnvcc="
         + nvcc
+        + (aarch64Cc == null ? "" : "\naarch64Cc=" + aarch64Cc)
         + "\ncudaArchitectures="
         + cudaArchitectures
         + "\ncFlags="

@@ -26,6 +26,7 @@ import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -291,7 +292,11 @@ public final class Generator {
    */
   /** The native toolchain the settings configure. */
   static NativeToolchain toolchain(GenerateSettings s) {
-    NativeToolchain tc = NativeToolchain.fromEnvironment().withCc(s.cc()).withNvcc(s.nvcc());
+    NativeToolchain tc =
+        NativeToolchain.fromEnvironment()
+            .withCc(s.cc())
+            .withNvcc(s.nvcc())
+            .withAarch64Cc(s.aarch64Cc());
     if (!s.cFlags().isEmpty()) {
       tc = tc.withCFlags(s.cFlags());
     }
@@ -309,7 +314,9 @@ public final class Generator {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       update(md, s.configuration());
       NativeToolchain tc = toolchain(s);
-      for (var tool : List.of(tc.findCc(), tc.findNvcc())) {
+      boolean arm = tc.isaLevels().stream().anyMatch(NativeToolchain::isAarch64Level);
+      for (var tool :
+          List.of(tc.findCc(), tc.findNvcc(), arm ? tc.findAarch64Cc() : Optional.<Path>empty())) {
         if (tool.isPresent()) {
           update(md, "tool " + tool.get() + "\n" + toolVersion(tc, tool.get()) + "\n");
         }

@@ -20,6 +20,9 @@ import java.util.Set;
  * kernel lists only where the OS supports them (AVX state saved); elsewhere an x86-64 CPU counts as
  * the baseline.
  *
+ * <p>On aarch64 the library of level {@code armv8-a} runs (built with a cross compiler, {@code
+ * kernels.aarch64Cc}); x86-64 libraries are never chosen there, nor Arm ones on x86-64.
+ *
  * <p>The system property {@value #MAX_ISA_PROPERTY} caps the level ({@code x86-64-v3} on an AVX-512
  * machine runs the AVX2 library), for tests and for users who want it. A library built for {@code
  * native} (the build machine's CPU) is taken only when nothing else fits and no cap is set: what it
@@ -72,10 +75,37 @@ public final class CpuIsa {
     return Machine.LEVEL;
   }
 
-  /** This machine's level as the psABI names it, or {@code none (os.arch)} off x86-64. */
+  /**
+   * This machine's level as the psABI names it, {@link #AARCH64_BASELINE} on aarch64, or {@code
+   * none (os.arch)} elsewhere.
+   */
   public static String machineLevelName() {
     int l = machineLevel();
-    return l == 0 ? "none (" + System.getProperty("os.arch") + ")" : X86_64_LEVELS.get(l - 1);
+    if (l == 0) {
+      return isAarch64(System.getProperty("os.arch", ""))
+          ? AARCH64_BASELINE + " (aarch64)"
+          : "none (" + System.getProperty("os.arch") + ")";
+    }
+    return X86_64_LEVELS.get(l - 1);
+  }
+
+  /**
+   * The aarch64 level every 64-bit Arm CPU runs (Neon included); a library of a later Arm level
+   * ({@code armv8.2-a}) is not chosen, since this CPU's extensions are not read.
+   */
+  public static final String AARCH64_BASELINE = "armv8-a";
+
+  static boolean isAarch64(String osArch) {
+    String a = osArch.toLowerCase(Locale.ROOT);
+    return a.equals("aarch64") || a.equals("arm64");
+  }
+
+  /**
+   * The library level an aarch64 machine runs among {@code available}: {@link #AARCH64_BASELINE},
+   * else empty (the cap names x86-64 levels and does not apply).
+   */
+  static Optional<String> chooseAarch64(Collection<String> available) {
+    return available.contains(AARCH64_BASELINE) ? Optional.of(AARCH64_BASELINE) : Optional.empty();
   }
 
   private static int detect() {
@@ -165,7 +195,10 @@ public final class CpuIsa {
     }
     Optional<String> chosen;
     try {
-      chosen = choose(levels, machineLevel(), cap);
+      chosen =
+          isAarch64(System.getProperty("os.arch", ""))
+              ? chooseAarch64(levels)
+              : choose(levels, machineLevel(), cap);
     } catch (IllegalArgumentException e) {
       throw new DeviceException(e.getMessage(), e);
     }

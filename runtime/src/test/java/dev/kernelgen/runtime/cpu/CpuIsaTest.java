@@ -96,4 +96,20 @@ class CpuIsaTest {
       }
     }
   }
+
+  @Test
+  void anAarch64MachineRunsTheArmLibraryAndAnX86MachineNever() {
+    List<String> both = List.of("x86-64-v2", "x86-64-v3", "x86-64-v4", "armv8-a");
+    assertThat(CpuIsa.isAarch64("aarch64")).isTrue();
+    assertThat(CpuIsa.isAarch64("amd64")).isFalse();
+    assertThat(CpuIsa.chooseAarch64(both)).contains("armv8-a");
+    // A later Arm level needs extensions this CPU's level does not say; x86 ones never run.
+    assertThat(CpuIsa.chooseAarch64(List.of("x86-64-v2", "armv8.2-a"))).isEmpty();
+    for (int machine = 2; machine <= 4; machine++) {
+      assertThat(CpuIsa.choose(List.of("armv8-a"), machine, null))
+          .as("x86 level %s", machine)
+          .isEmpty();
+      assertThat(CpuIsa.choose(both, machine, null)).get().asString().startsWith("x86-64");
+    }
+  }
 }
