@@ -109,7 +109,7 @@ abstract class CLikePrinter extends CLikeExprPrinter {
 
   /** Whether the function stores to {@code b} (else a parameter can be const). */
   final boolean isStored(Buffer b) {
-    return stored.contains(b) || CheckedGather.isStatus(b);
+    return stored.contains(b) || KernelStatus.isStatus(b);
   }
 
   /** Binds the parameters' identifiers: buffers in order, then scalars. */

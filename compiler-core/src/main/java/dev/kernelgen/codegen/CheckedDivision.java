@@ -5,7 +5,8 @@ package dev.kernelgen.codegen;
  * be 0 whatever the shapes): C's division by zero, and {@code INT_MIN / -1}, raise SIGFPE, which
  * kills the JVM. A zero divisor sets the function's status to -1 (the runtime throws, naming the
  * kernel) and gives 0; -1 divides by negation, wrapping as two's complement. Divisors that are
- * constants or dims (positive, checked at launch) keep the plain helpers.
+ * constants or dims (positive, checked at launch) keep the plain helpers. GPU kernels check the
+ * same way, into their status word ({@link #gpuDefinition}).
  */
 final class CheckedDivision {
   private CheckedDivision() {}
@@ -24,5 +25,27 @@ final class CheckedDivision {
             + "  return b == -1 ? %3$s : %4$s;\n"
             + "}\n")
         .formatted(ty, name, byMinusOne, plain);
+  }
+
+  /**
+   * A GPU kernel's check ({@link KernelStatus}): the same, with the helper's {@code qualifiers},
+   * the status a pointer of type {@code statusPointer} set to {@value KernelStatus#DIVISION}.
+   */
+  static String gpuDefinition(
+      String name,
+      String qualifiers,
+      String ty,
+      String statusPointer,
+      boolean division,
+      String plain) {
+    String byMinusOne = division ? "(" + ty + ") (0u - (unsigned " + ty + ") a)" : "0";
+    return ("%5$s %1$s %2$s(%1$s a, %1$s b, %6$s status) {\n"
+            + "  if (b == 0) {\n"
+            + "    *status = %7$d;\n"
+            + "    return 0;\n"
+            + "  }\n"
+            + "  return b == -1 ? %3$s : %4$s;\n"
+            + "}\n")
+        .formatted(ty, name, byMinusOne, plain, qualifiers, statusPointer, KernelStatus.DIVISION);
   }
 }

@@ -5,14 +5,11 @@ import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
-import dev.kernelgen.te.FreeVars;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Load;
-import dev.kernelgen.te.MemoryScope;
 import dev.kernelgen.te.Select;
 import dev.kernelgen.te.Var;
 import dev.kernelgen.tir.For;
-import dev.kernelgen.tir.PrimFunc;
 import dev.kernelgen.tir.Stmt;
 import dev.kernelgen.tir.StmtVisitor;
 import java.util.ArrayList;
@@ -27,17 +24,13 @@ import java.util.Set;
  * tensor, which may hold anything whatever the shapes): outside the tensor it indexes, element 0 is
  * read instead of memory past the buffer (a crash of the JVM on C and on OpenCL's CPU devices, a
  * dead context on CUDA) and a status is set, which the runtime turns into an exception naming the
- * kernel or operator. C functions return theirs (-2); a GPU kernel that checks takes one more
- * buffer, {@value #STATUS} (one int, a temporary of the launch that the launcher reads after it,
- * {@link #withStatus}). Not checked: reads whose index stays inside for any values read (a {@code
- * floormod} by the row's length over loops of constant ranges), nor reads inside a select's branch
- * (the user's guard, as {@code schedule.ReadBounds} assumes).
+ * kernel or operator. C functions return theirs (-2); a GPU kernel sets its status word ({@link
+ * KernelStatus}) to {@value KernelStatus#GATHER}. Not checked: reads whose index stays inside for
+ * any values read (a {@code floormod} by the row's length over loops of constant ranges), nor reads
+ * inside a select's branch (the user's guard, as {@code schedule.ReadBounds} assumes).
  */
 public final class CheckedGather {
   private CheckedGather() {}
-
-  /** The name of a GPU kernel's status buffer, and of the launch's temporary it receives. */
-  public static final String STATUS = "kg_status";
 
   static final String NAME = "kg_index_checked";
 
@@ -58,7 +51,9 @@ public final class CheckedGather {
   static String gpuDefinition(String qualifiers, String int64, String statusPointer) {
     return ("%1$s %2$s kg_index_checked(%2$s i, %2$s n, %3$s status) {\n"
             + "  if ((unsigned %2$s) i >= (unsigned %2$s) n) {\n"
-            + "    *status = 1;\n"
+            + "    *status = "
+            + KernelStatus.GATHER
+            + ";\n"
             + "    return 0;\n"
             + "  }\n"
             + "  return i;\n"
@@ -101,53 +96,11 @@ public final class CheckedGather {
     return size;
   }
 
-  /** The status buffer of a GPU kernel that checks its gathers (its last buffer), else null. */
-  static Buffer status(PrimFunc f) {
-    if (f.params().isEmpty()) {
-      return null;
-    }
-    Buffer last = f.params().get(f.params().size() - 1);
-    return isStatus(last) ? last : null;
-  }
-
-  /** Whether {@code b} is a status buffer ({@link #statusBuffer}). */
-  public static boolean isStatus(Buffer b) {
-    return b.name().equals(STATUS)
-        && b.dtype() == DType.INT32
-        && b.shape().size() == 1
-        && b.shape().get(0) instanceof IntImm one
-        && one.value() == 1;
-  }
-
-  /** A new status buffer: one int in global memory. */
-  public static Buffer statusBuffer() {
-    return new Buffer(STATUS, DType.INT32, MemoryScope.GLOBAL, List.of(IntImm.of(1)));
-  }
-
-  /**
-   * The GPU kernel {@code f} with {@code status} as its last buffer, and the dims its checks need
-   * (the indexed tensors' sizes) among its scalars, where it reads at an index that needs a check;
-   * else {@code f} itself.
-   */
-  public static PrimFunc withStatus(PrimFunc f, Buffer status) {
-    List<Buffer> checked = checkedBuffers(f.body());
-    if (checked.isEmpty()) {
-      return f;
-    }
-    List<Buffer> params = new ArrayList<>(f.params());
-    params.add(status);
-    Set<Var> scalars = new LinkedHashSet<>(f.scalars());
-    for (Buffer b : checked) {
-      scalars.addAll(FreeVars.of(elements(b)));
-    }
-    return new PrimFunc(f.name(), params, List.copyOf(scalars), f.body());
-  }
-
   /**
    * The buffers read at an index that needs a check, walking as the printers do: loops of constant
    * range bound their variables, a select's branches are guarded.
    */
-  private static List<Buffer> checkedBuffers(Stmt body) {
+  static List<Buffer> checkedBuffers(Stmt body) {
     Set<Buffer> out = new LinkedHashSet<>();
     Map<Var, ConstIntBound> ranges = new HashMap<>();
     new StmtVisitor() {

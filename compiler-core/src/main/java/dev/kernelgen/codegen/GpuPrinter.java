@@ -1,6 +1,7 @@
 package dev.kernelgen.codegen;
 
 import dev.kernelgen.diag.UserError;
+import dev.kernelgen.te.BinOp;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.DType;
 import dev.kernelgen.te.Expr;
@@ -34,13 +35,38 @@ abstract class GpuPrinter extends CLikePrinter {
   abstract String statusPointer();
 
   /**
+   * An integer division or modulo by a value read from memory, in a kernel that takes a status
+   * buffer, is checked ({@link CheckedDivision}): by zero it gives 0 and the status becomes {@value
+   * KernelStatus#DIVISION}; by -1 it negates (the minimum integer divided by -1 may trap on x86,
+   * PoCL's CPU device).
+   */
+  @Override
+  String dataDivMod(BinOp op, DType t, String a, String b) {
+    Buffer status = KernelStatus.status(func);
+    if (status == null || t.isFloat()) {
+      return super.dataDivMod(op, t, a, b);
+    }
+    String plain = floorDivModHelper(op, t);
+    String name = plain + "_checked";
+    String def =
+        CheckedDivision.gpuDefinition(
+            name,
+            helperQualifiers(),
+            typeName(t),
+            statusPointer(),
+            op == BinOp.FLOOR_DIV,
+            plain + "(a, b)");
+    return helper(name, def) + "(" + a + ", " + b + ", " + name(status) + ")";
+  }
+
+  /**
    * A read at an index computed from values read from memory, in a kernel that takes a status
-   * buffer ({@link CheckedGather#withStatus}), is checked: outside the tensor, element 0 is read
-   * and the status becomes 1.
+   * buffer ({@link KernelStatus#withStatus}), is checked: outside the tensor, element 0 is read and
+   * the status becomes 1.
    */
   @Override
   String load(Buffer b, Expr index) {
-    Buffer status = CheckedGather.status(func);
+    Buffer status = KernelStatus.status(func);
     if (status == null || selectDepth > 0 || !CheckedGather.needsCheck(b, index, loopRanges)) {
       return super.load(b, index);
     }

@@ -2,7 +2,7 @@ package dev.kernelgen.lower;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.arith.Simplifier;
-import dev.kernelgen.codegen.CheckedGather;
+import dev.kernelgen.codegen.KernelStatus;
 import dev.kernelgen.codegen.LaunchGeometry;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.schedule.Schedule;
@@ -43,8 +43,8 @@ import java.util.function.UnaryOperator;
  *       run a short vector loop's remainder as one overlapping vector ({@link OverlapVectorTail}),
  *       and for GPU targets insert barriers;
  *   <li>for GPU targets, split host from device ({@link SplitHostDevice}: one kernel per root
- *       stage, temporaries between them), give kernels that gather a status buffer ({@link
- *       CheckedGather}) and compute each kernel's {@link LaunchGeometry}.
+ *       stage, temporaries between them), give kernels that gather or divide by data a status
+ *       buffer ({@link KernelStatus}) and compute each kernel's {@link LaunchGeometry}.
  * </ol>
  */
 public final class Lower {
@@ -76,12 +76,12 @@ public final class Lower {
     for (int k = 0; k < dm.temporaries().size(); k++) {
       temps.add(new LoweredModule.Temporary(dm.temporaries().get(k), dm.temporarySizes().get(k)));
     }
-    // Kernels that read at an index read from memory (a gather) check it and report to one status
-    // word, a temporary the launcher reads after them (CheckedGather).
-    Buffer status = CheckedGather.statusBuffer();
+    // Kernels that gather at an index read from memory, or divide by a value read from it, check
+    // and report to one status word, a temporary the launcher reads after them (KernelStatus).
+    Buffer status = KernelStatus.statusBuffer();
     List<LoweredModule.Kernel> kernels = new ArrayList<>();
     for (PrimFunc kf : dm.kernels()) {
-      PrimFunc checked = CheckedGather.withStatus(kf, status);
+      PrimFunc checked = KernelStatus.withStatus(kf, status);
       kernels.add(new LoweredModule.Kernel(checked, LaunchGeometry.of(checked)));
     }
     if (kernels.stream().anyMatch(k -> k.func().params().contains(status))) {

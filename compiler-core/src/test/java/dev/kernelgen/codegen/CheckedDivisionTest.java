@@ -85,4 +85,42 @@ class CheckedDivisionTest {
     String c = CCodegen.generate(List.of(Lower.lower(s, "k", List.of(x, q), Target.C, null)), "m");
     assertThat(c).contains("kg_floordiv_i32(").doesNotContain("_checked");
   }
+
+  @Test
+  void gpuKernelsDividingByDataTakeAStatusWord() {
+    // A zero divisor is undefined in OpenCL C and CUDA: PoCL gave a value without a word.
+    Tensor x = placeholder("X", INT32, N);
+    Tensor d = placeholder("D", INT32, N);
+    Tensor q = compute("Q", shape(N), i -> x.at(i).floordiv(d.at(i)));
+    Tensor c = compute("C", shape(N), i -> x.at(i).floormod(7));
+    NativeToolchain tc = NativeToolchain.fromEnvironment();
+    for (Target t : List.of(Target.CUDA, Target.OPENCL)) {
+      for (Tensor out : List.of(q, c)) {
+        List<Tensor> ins = out == q ? List.of(x, d) : List.of(x);
+        var op = dev.kernelgen.spec.OperatorDef.of(ins, out);
+        Schedule s =
+            dev.kernelgen.topi.DefaultSchedules.forTarget(
+                t, op, dev.kernelgen.spec.Knobs.defaults());
+        List<Tensor> args = new java.util.ArrayList<>(ins);
+        args.add(out);
+        dev.kernelgen.lower.LoweredModule m =
+            Lower.lowerModule(s, "k", args, t, dev.kernelgen.lower.IndexWidth.WIDE, null);
+        String src =
+            t == Target.CUDA
+                ? CudaCodegen.generate(m.functions(), "m")
+                : OpenClCodegen.generate(m.functions(), "m");
+        if (out == c) {
+          assertThat(m.temporaries()).as(t + " constant divisor").isEmpty();
+          assertThat(src).doesNotContain("_checked");
+          continue;
+        }
+        assertThat(m.temporaries()).as(t.toString()).hasSize(1);
+        assertThat(m.temporaries().get(0).buffer().name()).isEqualTo(KernelStatus.STATUS);
+        assertThat(src).as(t.toString()).contains("kg_floordiv_i32_checked(");
+        if (t == Target.CUDA && tc.findNvcc().isPresent()) {
+          assertThat(tc.compilePtx(src, "sm_80")).contains(".entry k");
+        }
+      }
+    }
+  }
 }

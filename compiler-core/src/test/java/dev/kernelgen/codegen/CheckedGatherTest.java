@@ -138,7 +138,7 @@ class CheckedGatherTest {
           continue;
         }
         assertThat(m.temporaries()).as(what).hasSize(1);
-        assertThat(m.temporaries().get(0).buffer().name()).isEqualTo(CheckedGather.STATUS);
+        assertThat(m.temporaries().get(0).buffer().name()).isEqualTo(KernelStatus.STATUS);
         var k = m.kernels().get(0).func();
         assertThat(k.params().get(k.params().size() - 1)).isSameAs(m.temporaries().get(0).buffer());
         assertThat(src)

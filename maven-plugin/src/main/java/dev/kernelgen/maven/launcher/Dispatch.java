@@ -11,7 +11,7 @@ import static dev.kernelgen.maven.launcher.RuntimeTypes.WORKSPACE_LEASE;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.MethodSpec;
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.codegen.CheckedGather;
+import dev.kernelgen.codegen.KernelStatus;
 import dev.kernelgen.diag.UserError;
 import dev.kernelgen.driver.LibraryModel;
 import dev.kernelgen.driver.LibraryModel.Argument;
@@ -33,7 +33,7 @@ import javax.lang.model.element.Modifier;
  * is the same share a case), the specialized variants whose dims match, then the generic one; per
  * variant its 64-bit index kernels where a tensor is too large for 32-bit indices, else the 32-bit
  * ones; per build its temporaries from the workspace and its kernels' launches, GPU kernels with
- * the grid their geometry gives for the actual dims, then the check of their gathers' status.
+ * the grid their geometry gives for the actual dims, then the check of their status word.
  */
 final class Dispatch {
   private final LibraryModel lib;
@@ -160,7 +160,7 @@ final class Dispatch {
         LibraryModel.Temporary tmp = b.temporaries().get(k);
         String local = names.temporaries.get(k);
         buffers.put(tmp.name(), local);
-        if (tmp.name().equals(CheckedGather.STATUS)) {
+        if (tmp.name().equals(KernelStatus.STATUS)) {
           c.addStatement("$T $N = $N.status()", DEVICE_BUFFER, local, names.lease);
           continue;
         }
@@ -178,9 +178,9 @@ final class Dispatch {
     for (Kernel k : b.kernels()) {
       launch(c, k, buffers);
     }
-    if (buffers.containsKey(CheckedGather.STATUS)) {
-      // Kernels that gather report an index outside its tensor here (CheckedGather).
-      c.addStatement("$N.checkGathers($S)", names.lease, op.name());
+    if (buffers.containsKey(KernelStatus.STATUS)) {
+      // Kernels that met bad data (a gather's index, a division by zero) say so here.
+      c.addStatement("$N.checkStatus($S)", names.lease, op.name());
     }
     if (temps) {
       c.endControlFlow();

@@ -215,6 +215,43 @@ class LauncherSafetyTest {
   }
 
   @Test
+  void anIntegerDivisionByZeroReadFromATensorThrowsOnEveryTarget() throws Throwable {
+    // A divisor of 0 read from a tensor: SIGFPE in the C kernel (a crash of the JVM; checked since
+    // the twenty-third session); undefined in OpenCL C and CUDA (PoCL gave a value without a word);
+    // an ArithmeticException naming no kernel in Java. INT_MIN by -1 traps on x86: it wraps.
+    CompiledLauncher div =
+        CompiledLauncher.build(
+            TestSpecs.DivideSpec.class, "DivideKernels", tmp.resolve("div"), targets());
+    Class<?>[] host4 = {HostTensor.class, HostTensor.class, HostTensor.class, HostTensor.class};
+    int[] xs = {7, -7, 7, -7, 5, Integer.MIN_VALUE, Integer.MIN_VALUE, 0, 12};
+    int[] ds = {2, 2, -2, -2, 1, -1, 3, 5, 4};
+    int[] zero = ds.clone();
+    zero[4] = 0;
+    for (Device d : devices()) {
+      try (AutoCloseable k = div.load(d);
+          HostTensor x = HostTensor.of(xs, 9);
+          HostTensor bad = HostTensor.of(zero, 9);
+          HostTensor good = HostTensor.of(ds, 9);
+          HostTensor q = HostTensor.zeros(DataType.INT32, 9);
+          HostTensor r = HostTensor.zeros(DataType.INT32, 9)) {
+        assertThatThrownBy(() -> div.call(k, "divide", host4, x, bad, q, r))
+            .as(d.name())
+            .isInstanceOf(dev.kernelgen.runtime.DeviceException.class)
+            .hasMessageContaining("integer division by zero");
+        div.call(k, "divide", host4, x, good, q, r);
+        for (int i = 0; i < 9; i++) {
+          assertThat(q.toIntArray()[i])
+              .as("%s: %d floordiv %d", d.name(), xs[i], ds[i])
+              .isEqualTo(Math.floorDiv(xs[i], ds[i]));
+          assertThat(r.toIntArray()[i])
+              .as("%s: %d floormod %d", d.name(), xs[i], ds[i])
+              .isEqualTo(Math.floorMod(xs[i], ds[i]));
+        }
+      }
+    }
+  }
+
+  @Test
   void outputsAliasingInputsAreRejectedNamingBoth() throws Throwable {
     for (Device d : devices()) {
       try (AutoCloseable k = two.load(d);

@@ -234,6 +234,22 @@ public final class TestSpecs {
     }
   }
 
+  /** Floor division and modulo by divisors read from a tensor. */
+  @KernelLibrary(
+      name = "DivideKernels",
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
+  public static final class DivideSpec {
+    @Operator
+    public static OperatorDef divide() {
+      Tensor x = placeholder("x", dev.kernelgen.te.TE.INT32, 9);
+      Tensor d = placeholder("d", dev.kernelgen.te.TE.INT32, 9);
+      return OperatorDef.of(
+          List.of(x, d),
+          compute("q", shape(9), i -> x.at(i).floordiv(d.at(i))),
+          compute("r", shape(9), i -> x.at(i).floormod(d.at(i))));
+    }
+  }
+
   /** An embedding lookup: rows of a table at indices read from a tensor. */
   @KernelLibrary(
       name = "EmbeddingKernels",

@@ -225,6 +225,14 @@ public final class JavaDevice extends HostDevice {
                       + " the outputs are incomplete): "
                       + e.getMessage(),
                   e);
+          // An integer floordiv or floormod by a value read from a tensor that is 0.
+          case ArithmeticException e ->
+              throw new DeviceException(
+                  where
+                      + ": integer division by zero (a floordiv or floormod by a value read from a"
+                      + " tensor; the outputs are incomplete): "
+                      + e.getMessage(),
+                  e);
           case RuntimeException e -> throw e;
           case Error e -> throw e;
           case Throwable t -> throw new DeviceException(where + ": " + t, t);

@@ -129,9 +129,10 @@ public final class Workspace implements AutoCloseable {
     }
 
     /**
-     * The status word of kernels that check their gathers (an index read from a tensor): one int,
-     * zero until a kernel finds an index outside the tensor it indexes. Check it with {@link
-     * #checkGathers} once the kernels are issued.
+     * The status word of kernels that check their data (compiler-core's {@code KernelStatus}): one
+     * int, zero until a kernel finds an index read from a tensor outside the tensor it indexes (1)
+     * or an integer division by zero (2). Check it with {@link #checkStatus} once the kernels are
+     * issued.
      */
     public DeviceBuffer status() {
       if (status == null) {
@@ -145,28 +146,36 @@ public final class Workspace implements AutoCloseable {
     }
 
     /**
-     * Throws when a kernel of this call found an index read from a tensor outside the tensor it
-     * indexes: reading the status waits for the kernels. Inside a CUDA graph capture nothing can be
-     * read back; a replay's error is then reported by the next call that reads this status.
+     * Throws when a kernel of this call met bad data, naming what: reading the status waits for the
+     * kernels, and resets it. Inside a CUDA graph capture nothing can be read back; a replay's
+     * error is then reported by the next call that reads this status.
      */
-    public void checkGathers(String operator) {
+    public void checkStatus(String operator) {
       if (status == null || device.isCapturing()) {
         return;
       }
+      int code;
       try (HostTensor h = HostTensor.zeros(DataType.INT32, 1)) {
         status.copyToHost(h);
-        if (h.getInt(0) == 0) {
+        code = h.getInt(0);
+        if (code == 0) {
           return;
         }
         h.setInt(0, 0);
         status.copyFromHost(h);
       }
+      String what =
+          switch (code) {
+            case 1 ->
+                "an index read from a tensor is outside the tensor it indexes (a gather;"
+                    + " element 0 was read in its place";
+            case 2 ->
+                "integer division by zero (a floordiv or floormod by a value read from a tensor;"
+                    + " 0 was taken in its place";
+            default -> "status " + code + " (not a status kernelgen's kernels set";
+          };
       throw new DeviceException(
-          operator
-              + " on "
-              + device.name()
-              + ": an index read from a tensor is outside the tensor it indexes (a gather;"
-              + " element 0 was read in its place, so the outputs are wrong)");
+          operator + " on " + device.name() + ": " + what + ", so the outputs are wrong)");
     }
 
     /** Gives the temporaries back for the next call. */
