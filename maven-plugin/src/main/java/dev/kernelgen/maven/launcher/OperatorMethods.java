@@ -188,7 +188,12 @@ final class OperatorMethods {
     d.add(
         "Runs operator {@code $L} on $L (declared by {@code $L.$L}):\n",
         op.name(),
-        device ? "tensors in the device's memory, asynchronously on GPUs" : "host tensors",
+        !device
+            ? "host tensors"
+            : checksData()
+                ? "tensors in the device's memory (on GPUs it waits for the kernels, to read"
+                    + " whether they met an index outside its tensor or a division by zero)"
+                : "tensors in the device's memory, asynchronously on GPUs",
         lib.specClass().substring(lib.specClass().lastIndexOf('.') + 1).replace('$', '.'),
         op.specMethod());
     d.add("\n<pre>{@code\n");
@@ -244,5 +249,18 @@ final class OperatorMethods {
 
   private static String capitalize(String s) {
     return s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1);
+  }
+
+  /** Whether some GPU build of the operator reads its kernels' status word after them. */
+  private boolean checksData() {
+    return op.variants().stream()
+        .flatMap(
+            v ->
+                java.util.stream.Stream.concat(
+                    v.builds().values().stream(), v.wideBuilds().values().stream()))
+        .anyMatch(
+            b ->
+                b.temporaries().stream()
+                    .anyMatch(t -> t.name().equals(dev.kernelgen.codegen.KernelStatus.STATUS)));
   }
 }

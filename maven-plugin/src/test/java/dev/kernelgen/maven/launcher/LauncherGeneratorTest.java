@@ -32,6 +32,26 @@ class LauncherGeneratorTest {
   }
 
   @Test
+  void aGatheringLauncherReadsItsStatusWordAndSaysItsDeviceCallWaits() throws Exception {
+    String gathers =
+        LauncherGenerator.generate(
+                model(TestSpecs.EmbeddingSpec.class, tmp.resolve("emb"), Target.OPENCL))
+            .get(0)
+            .content();
+    assertThat(gathers)
+        .contains("lease_.status()")
+        .contains("checkStatus(\"lookup\")")
+        .contains("on GPUs it waits for the kernels")
+        .doesNotContain("asynchronously on GPUs");
+    String plain =
+        LauncherGenerator.generate(
+                model(TestSpecs.TwoKernelsSpec.class, tmp.resolve("two"), Target.OPENCL))
+            .get(0)
+            .content();
+    assertThat(plain).contains("asynchronously on GPUs").doesNotContain("checkStatus");
+  }
+
+  @Test
   void generatesTheExpectedLauncherSource() throws Exception {
     LibraryModel m = model(TestSpecs.Add.class, tmp.resolve("res"), Target.JAVA);
     List<LauncherGenerator.GeneratedSource> files = LauncherGenerator.generate(m);
