@@ -13,18 +13,19 @@ final class CheckedDivision {
 
   /**
    * The definition of {@code name}, a checked version of the helper call {@code plain} (over
-   * parameters {@code a} and {@code b}) for the C integer type {@code ty}.
+   * parameters {@code a} and {@code b}) for the C integer type {@code ty}: a C function's status
+   * becomes -1.
    */
   static String definition(String name, String ty, boolean division, String plain) {
-    String byMinusOne = division ? "(" + ty + ") (0u - (u" + ty + ") a)" : "0";
-    return ("static inline %1$s %2$s(%1$s a, %1$s b, int64_t* status) {\n"
-            + "  if (b == 0) {\n"
-            + "    __atomic_store_n(status, -1, __ATOMIC_RELAXED);\n"
-            + "    return 0;\n"
-            + "  }\n"
-            + "  return b == -1 ? %3$s : %4$s;\n"
-            + "}\n")
-        .formatted(ty, name, byMinusOne, plain);
+    return definition(
+        name,
+        "static inline",
+        ty,
+        "u" + ty,
+        "int64_t*",
+        "__atomic_store_n(status, -1, __ATOMIC_RELAXED)",
+        division,
+        plain);
   }
 
   /**
@@ -38,14 +39,34 @@ final class CheckedDivision {
       String statusPointer,
       boolean division,
       String plain) {
-    String byMinusOne = division ? "(" + ty + ") (0u - (unsigned " + ty + ") a)" : "0";
+    return definition(
+        name,
+        qualifiers,
+        ty,
+        "unsigned " + ty,
+        statusPointer,
+        "*status = " + KernelStatus.DIVISION,
+        division,
+        plain);
+  }
+
+  private static String definition(
+      String name,
+      String qualifiers,
+      String ty,
+      String unsignedTy,
+      String statusPointer,
+      String setStatus,
+      boolean division,
+      String plain) {
+    String byMinusOne = division ? "(" + ty + ") (0u - (" + unsignedTy + ") a)" : "0";
     return ("%5$s %1$s %2$s(%1$s a, %1$s b, %6$s status) {\n"
             + "  if (b == 0) {\n"
-            + "    *status = %7$d;\n"
+            + "    %7$s;\n"
             + "    return 0;\n"
             + "  }\n"
             + "  return b == -1 ? %3$s : %4$s;\n"
             + "}\n")
-        .formatted(ty, name, byMinusOne, plain, qualifiers, statusPointer, KernelStatus.DIVISION);
+        .formatted(ty, name, byMinusOne, plain, qualifiers, statusPointer, setStatus);
   }
 }

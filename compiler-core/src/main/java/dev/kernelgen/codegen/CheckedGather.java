@@ -36,29 +36,33 @@ public final class CheckedGather {
 
   /** C's check: the function's status becomes -2. */
   static final String DEFINITION =
-      "static inline int64_t kg_index_checked(int64_t i, int64_t n, int64_t* status) {\n"
-          + "  if ((uint64_t) i >= (uint64_t) n) {\n"
-          + "    __atomic_store_n(status, -2, __ATOMIC_RELAXED);\n"
-          + "    return 0;\n"
-          + "  }\n"
-          + "  return i;\n"
-          + "}\n";
+      definition(
+          "static inline",
+          "int64_t",
+          "uint64_t",
+          "int64_t*",
+          "__atomic_store_n(status, -2, __ATOMIC_RELAXED)");
 
   /**
    * A GPU check, given the qualifiers of a helper, the 64-bit integer type and the status pointer's
-   * type: every thread that finds its index outside stores the same 1, so the race is harmless.
+   * type: every thread that finds its index outside stores the same {@value KernelStatus#GATHER},
+   * so the race is harmless.
    */
   static String gpuDefinition(String qualifiers, String int64, String statusPointer) {
-    return ("%1$s %2$s kg_index_checked(%2$s i, %2$s n, %3$s status) {\n"
-            + "  if ((unsigned %2$s) i >= (unsigned %2$s) n) {\n"
-            + "    *status = "
-            + KernelStatus.GATHER
-            + ";\n"
+    return definition(
+        qualifiers, int64, "unsigned " + int64, statusPointer, "*status = " + KernelStatus.GATHER);
+  }
+
+  private static String definition(
+      String qualifiers, String int64, String unsigned64, String statusPointer, String setStatus) {
+    return ("%1$s %2$s kg_index_checked(%2$s i, %2$s n, %4$s status) {\n"
+            + "  if ((%3$s) i >= (%3$s) n) {\n"
+            + "    %5$s;\n"
             + "    return 0;\n"
             + "  }\n"
             + "  return i;\n"
             + "}\n")
-        .formatted(qualifiers, int64, statusPointer);
+        .formatted(qualifiers, int64, unsigned64, statusPointer, setStatus);
   }
 
   /**

@@ -53,44 +53,6 @@ public record GenerateSettings(
     Consumer<String> info,
     Path classesDirectory,
     Path aarch64Cc) {
-  /** Settings that search PATH for the aarch64 C compiler. */
-  public GenerateSettings(
-      Path specDirectory,
-      Path tuningDirectory,
-      List<Path> classPath,
-      Path sourcesOutput,
-      Path resourcesOutput,
-      Path stateFile,
-      String pluginVersion,
-      Set<Target> targets,
-      Path cc,
-      Path nvcc,
-      List<String> cudaArchitectures,
-      List<String> cFlags,
-      List<String> cpuIsaLevels,
-      Map<Target, String> tuningDevices,
-      Consumer<String> info,
-      Path classesDirectory) {
-    this(
-        specDirectory,
-        tuningDirectory,
-        classPath,
-        sourcesOutput,
-        resourcesOutput,
-        stateFile,
-        pluginVersion,
-        targets,
-        cc,
-        nvcc,
-        cudaArchitectures,
-        cFlags,
-        cpuIsaLevels,
-        tuningDevices,
-        info,
-        classesDirectory,
-        null);
-  }
-
   /**
    * Settings with the default ISA levels ({@link NativeToolchain#DEFAULT_ISA_LEVELS}) and no class
    * output to clean.

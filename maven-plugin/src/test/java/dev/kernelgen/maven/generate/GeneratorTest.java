@@ -118,7 +118,8 @@ class GeneratorTest {
                 base.cpuIsaLevels(),
                 base.tuningDevices(),
                 log::add,
-                classes);
+                classes,
+                null);
     writeSpec(SPEC.formatted("2f"));
     assertThat(Generator.run(withClasses.get())).isEqualTo(Generator.Outcome.GENERATED);
     // What Maven makes of it: the resources copied, the launchers compiled, beside the user's own.
@@ -218,6 +219,7 @@ class GeneratorTest {
                 isa,
                 java.util.Map.of(),
                 log::add,
+                null,
                 null);
     List<String> levels = List.of("x86-64-v2", "x86-64-v3", "x86-64-v4");
     String base = Generator.digest(with.apply(levels, List.of("sm_90")), specs);
