@@ -46,7 +46,7 @@ public record VectorUnit(int lanes, int registers) {
    * first).
    */
   public static VectorUnit ofIsaLevel(String level) {
-    if (level.startsWith("armv8") || level.startsWith("armv9")) {
+    if (dev.kernelgen.codegen.NativeToolchain.isAarch64Level(level)) {
       return AVX2;
     }
     return switch (level) {

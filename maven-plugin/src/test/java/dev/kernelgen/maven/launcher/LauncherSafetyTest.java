@@ -409,14 +409,7 @@ class LauncherSafetyTest {
         dy.buffer().copyFromHost(zeros);
       }
       try (dev.kernelgen.runtime.cuda.CudaGraph graph =
-          gpu.captureGraph(
-              () -> {
-                try {
-                  cuda.call(k, "reversePlus", DEVICE2, dx, dy);
-                } catch (Throwable e) {
-                  throw new IllegalStateException(e);
-                }
-              })) {
+          capture(gpu, cuda, k, "reversePlus", DEVICE2, dx, dy)) {
         graph.launch();
         graph.launch();
       }
@@ -455,14 +448,7 @@ class LauncherSafetyTest {
         DeviceTensor rows = DeviceTensor.allocate(gpu, DataType.FLOAT32, 4, 3)) {
       cuda.call(k, "lookup", device3, dt, di, rows); // the first call sizes the workspace
       try (dev.kernelgen.runtime.cuda.CudaGraph graph =
-          gpu.captureGraph(
-              () -> {
-                try {
-                  cuda.call(k, "lookup", device3, dt, di, rows);
-                } catch (Throwable e) {
-                  throw new IllegalStateException(e);
-                }
-              })) {
+          capture(gpu, cuda, k, "lookup", device3, dt, di, rows)) {
         graph.launch();
         try (HostTensor got = rows.toHost()) {
           float[] want = new float[12];
@@ -481,5 +467,23 @@ class LauncherSafetyTest {
         cuda.call(k, "lookup", device3, dt, di, rows); // the status was reset
       }
     }
+  }
+
+  /** A CUDA graph of one call of a launcher's operator. */
+  static dev.kernelgen.runtime.cuda.CudaGraph capture(
+      dev.kernelgen.runtime.cuda.CudaDevice gpu,
+      CompiledLauncher launcher,
+      AutoCloseable k,
+      String operator,
+      Class<?>[] types,
+      Object... args) {
+    return gpu.captureGraph(
+        () -> {
+          try {
+            launcher.call(k, operator, types, args);
+          } catch (Throwable e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 }
