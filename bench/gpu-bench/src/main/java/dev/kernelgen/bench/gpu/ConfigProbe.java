@@ -19,11 +19,11 @@ import java.util.TreeMap;
  * before the rule is written.
  *
  * <p>Usage: {@code ConfigProbe OPERATOR CONFIG...} (OPERATOR: a name of {@link TuningCostBench}'s
- * operators, large, extra or small, or of {@link FloorBench}'s), each CONFIG {@code
- * knob=value,knob=value} (knob names as the task's space prints them; a name without a dot is taken
- * as the operator's first tiled stage's, e.g. {@code reg2=8} for {@code DepthwiseConv2d.reg2});
- * {@code untuned} is the rules' pick. {@code bench/gpu.sh probe OUT OPERATOR CONFIG...} on the GPU
- * machine.
+ * operators, large, extra or small, or of {@link FloorBench}'s or {@link NewUserOps}'), each CONFIG
+ * {@code knob=value,knob=value} (knob names as the task's space prints them; a name without a dot
+ * is taken as the operator's first tiled stage's, e.g. {@code reg2=8} for {@code
+ * DepthwiseConv2d.reg2}); {@code untuned} is the rules' pick. {@code bench/gpu.sh probe OUT
+ * OPERATOR CONFIG...} on the GPU machine.
  */
 public final class ConfigProbe {
   private ConfigProbe() {}
@@ -55,8 +55,10 @@ public final class ConfigProbe {
     List<TuningCostBench.Op> all = new ArrayList<>(TuningCostBench.operators(false));
     all.addAll(TuningCostBench.extraOperators());
     all.addAll(TuningCostBench.operators(true));
-    // And FloorBench's operators (the user operators among them), by their names there.
-    for (FloorBench.Op op : FloorBench.operators()) {
+    // And FloorBench's operators (the user operators among them) and the new-user set's, by name.
+    List<FloorBench.Op> floor = new ArrayList<>(FloorBench.operators());
+    floor.addAll(NewUserOps.all());
+    for (FloorBench.Op op : floor) {
       all.add(new TuningCostBench.Op(op.name(), op.def()));
     }
     TuningCostBench.Op op =
