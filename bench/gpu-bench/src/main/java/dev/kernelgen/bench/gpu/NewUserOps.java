@@ -21,10 +21,9 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The new-user operator sets ({@link NewUserOpsA}, {@link NewUserOpsB}, {@link NewUserOpsC}, {@link
- * NewUserOpsD}): {@code FloorBench OUT --set new-user} ({@code bench/cpu.sh floor OUT --set
- * new-user}, {@code bench/gpu.sh floor OUT --set new-user}) times each one's untuned pick against
- * its naive loops, as the floor table does.
+ * The new-user operator sets ({@link NewUserOpsA} to {@link NewUserOpsE}): {@code FloorBench OUT
+ * --set new-user} ({@code bench/cpu.sh floor OUT --set new-user}, {@code bench/gpu.sh floor OUT
+ * --set new-user}) times each one's untuned pick against its naive loops, as the floor table does.
  */
 final class NewUserOps {
   private NewUserOps() {}
@@ -82,6 +81,7 @@ final class NewUserOps {
     ops.addAll(NewUserOpsB.operators());
     ops.addAll(NewUserOpsC.operators());
     ops.addAll(NewUserOpsD.operators());
+    ops.addAll(NewUserOpsE.operators());
     return ops;
   }
 }
