@@ -30,7 +30,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
- * The third new-user sweep's operators ({@code bench/.../NewUserOpsE}, timed there at constant
+ * The twenty-sixth session's new-user sweep ({@code bench/.../NewUserOpsE}, timed there at constant
  * shapes) written again with symbolic dims where a user would leave them open: batch, plane,
  * sequence and reduction lengths, each bound to a ragged value for the check.
  */
