@@ -7,11 +7,9 @@ import static dev.kernelgen.te.TE.reduceAxis;
 import static dev.kernelgen.te.TE.shape;
 import static dev.kernelgen.te.TE.sum;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
@@ -28,7 +26,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,13 +42,7 @@ class AutoScheduledOpenClTest {
 
   @BeforeAll
   static void open() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(
-        d.isPresent(),
-        "no OpenCL device found ("
-            + Devices.probe(Target.OPENCL).detail()
-            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
-    device = d.get();
+    device = OpenClTests.deviceOrSkip();
   }
 
   static Stream<Arguments> schedules() {

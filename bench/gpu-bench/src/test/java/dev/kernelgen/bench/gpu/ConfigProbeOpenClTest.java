@@ -2,13 +2,10 @@ package dev.kernelgen.bench.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.tune.Measurement;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,10 +16,7 @@ class ConfigProbeOpenClTest {
 
   @BeforeAll
   static void open() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(
-        d.isPresent(), "no OpenCL device found; install pocl-opencl-icd and ocl-icd-opencl-dev");
-    device = d.get();
+    device = OpenClTests.deviceOrSkip();
   }
 
   @AfterAll

@@ -3,11 +3,9 @@ package dev.kernelgen.bench.gpu;
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.autosched.AutoScheduler;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
@@ -19,7 +17,6 @@ import dev.kernelgen.topi.Reduction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,13 +36,7 @@ class CrossThreadOpenClTest {
 
   @BeforeAll
   static void open() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(
-        d.isPresent(),
-        "no OpenCL device found ("
-            + Devices.probe(Target.OPENCL).detail()
-            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
-    device = d.get();
+    device = OpenClTests.deviceOrSkip();
   }
 
   static Tensor op(String name, long rows, long cols) {

@@ -1,11 +1,9 @@
 package dev.kernelgen.bench.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.bench.Padding;
 import dev.kernelgen.bench.Workload;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
 import dev.kernelgen.tune.Configuration;
@@ -13,7 +11,6 @@ import dev.kernelgen.tune.Measurement;
 import dev.kernelgen.tune.TuningTask;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,9 +21,7 @@ class GpuTuningOpenClTest {
 
   @BeforeAll
   static void open() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(d.isPresent(), "no OpenCL device found");
-    device = d.get();
+    device = OpenClTests.deviceOrSkip();
   }
 
   @AfterAll

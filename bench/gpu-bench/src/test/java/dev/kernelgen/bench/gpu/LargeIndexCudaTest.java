@@ -17,7 +17,6 @@ import dev.kernelgen.runtime.DeviceBuffer;
 import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.HostTensor;
 import dev.kernelgen.runtime.cuda.CudaDevice;
-import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.spec.Knobs;
 import dev.kernelgen.spec.OperatorDef;
@@ -61,13 +60,7 @@ class LargeIndexCudaTest {
   /** The same kernels on a small shape, on OpenCL (PoCL here): the test's own logic. */
   @Test
   void theSameKernelsOnASmallShapeOnOpenCl() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(
-        d.isPresent(),
-        "no OpenCL device found ("
-            + Devices.probe(Target.OPENCL).detail()
-            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
-    checkLastElements(d.get(), N, 1007);
+    checkLastElements(OpenClTests.deviceOrSkip(), N, 1007);
   }
 
   /** The kernels as CUDA C: 64-bit indices, and nvcc compiles them. */

@@ -1,13 +1,11 @@
 package dev.kernelgen.bench.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
 import dev.kernelgen.codegen.CudaCodegen;
 import dev.kernelgen.lower.Lower;
 import dev.kernelgen.lower.SplitHostDevice;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
@@ -17,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -85,13 +82,8 @@ class LibrarySchedulesTest {
 
   @Test
   void theSanitizersChecksPassOnOpenCl() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(
-        d.isPresent(),
-        "no OpenCL device found ("
-            + Devices.probe(Target.OPENCL).detail()
-            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
-    List<Object> checks = GpuBench.libraryChecks(d.get(), gpuTuningLog());
+    OpenClDevice d = OpenClTests.deviceOrSkip();
+    List<Object> checks = GpuBench.libraryChecks(d, gpuTuningLog());
     assertThat(checks).isNotEmpty();
     assertThat(checks)
         .allSatisfy(

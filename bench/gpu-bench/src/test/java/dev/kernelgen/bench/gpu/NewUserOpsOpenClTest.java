@@ -1,16 +1,13 @@
 package dev.kernelgen.bench.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.annotations.Target;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.schedule.Schedule;
 import dev.kernelgen.te.Tensor;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,13 +24,7 @@ class NewUserOpsOpenClTest {
 
   @BeforeAll
   static void open() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(
-        d.isPresent(),
-        "no OpenCL device found ("
-            + Devices.probe(Target.OPENCL).detail()
-            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
-    device = d.get();
+    device = OpenClTests.deviceOrSkip();
   }
 
   static Stream<Arguments> operators() {

@@ -3,9 +3,7 @@ package dev.kernelgen.bench.gpu;
 import static dev.kernelgen.te.TE.FLOAT32;
 import static dev.kernelgen.te.TE.placeholder;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.spec.OperatorDef;
 import dev.kernelgen.te.Tensor;
@@ -15,7 +13,6 @@ import dev.kernelgen.topi.Padding;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,16 +30,14 @@ class OpsGpuBenchConvConfigsTest {
 
   @Test
   void checksOfTheDefaultSchedulesPass() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(d.isPresent(), "no OpenCL device");
+    OpenClDevice d = OpenClTests.deviceOrSkip();
     // 11 library and generated checks, and the conv + batch norm + swish sample's two.
-    assertThat(OpsGpuBench.checks(d.get())).hasSize(13);
+    assertThat(OpsGpuBench.checks(d)).hasSize(13);
   }
 
   @Test
   void timesEachSettingAndReportsTheOnesThatFail() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(d.isPresent(), "no OpenCL device");
+    OpenClDevice d = OpenClTests.deviceOrSkip();
     Tensor in = placeholder("Input", FLOAT32, 1, 3, 6, 5);
     Tensor f = placeholder("Filter", FLOAT32, 4, 3, 3, 3);
     Tensor conv = Conv.conv2dNchw(in, f, 1, 1, new Padding(1, 1, 1, 1), 1);
@@ -74,10 +69,7 @@ class OpsGpuBenchConvConfigsTest {
     List<Object> timed = new ArrayList<>();
     String table =
         OpsGpuBench.timeConfigs(
-            d.get(),
-            c,
-            OpsGpuBench.convConfigs("tile_f=2,threads_f=2,threads_w=4;tile_f=3"),
-            timed);
+            d, c, OpsGpuBench.convConfigs("tile_f=2,threads_f=2,threads_w=4;tile_f=3"), timed);
     assertThat(timed).hasSize(2);
     assertThat(table).contains("conv2d_small: default").contains("tile_f=2").contains("failed");
   }

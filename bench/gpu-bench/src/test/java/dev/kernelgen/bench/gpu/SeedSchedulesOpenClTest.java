@@ -1,15 +1,12 @@
 package dev.kernelgen.bench.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kernelgen.bench.Padding;
 import dev.kernelgen.bench.Workload;
-import dev.kernelgen.runtime.Devices;
 import dev.kernelgen.runtime.opencl.OpenClDevice;
 import dev.kernelgen.topi.DepthwiseSchedules.DirectConfig;
 import dev.kernelgen.topi.DepthwiseSchedules.GpuConfig;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,13 +19,7 @@ class SeedSchedulesOpenClTest {
 
   @BeforeAll
   static void open() {
-    Optional<OpenClDevice> d = Devices.openCl();
-    assumeTrue(
-        d.isPresent(),
-        "no OpenCL device found ("
-            + Devices.probe(dev.kernelgen.annotations.Target.OPENCL).detail()
-            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
-    device = d.get();
+    device = OpenClTests.deviceOrSkip();
   }
 
   // The device is the process-wide one that Devices probed and caches: closing it here would leave
