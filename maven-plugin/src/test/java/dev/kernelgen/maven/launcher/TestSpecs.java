@@ -1,6 +1,8 @@
 package dev.kernelgen.maven.launcher;
 
 import static dev.kernelgen.te.TE.FLOAT32;
+import static dev.kernelgen.te.TE.FLOAT64;
+import static dev.kernelgen.te.TE.INT64;
 import static dev.kernelgen.te.TE.compute;
 import static dev.kernelgen.te.TE.placeholder;
 import static dev.kernelgen.te.TE.reduceAxis;
@@ -315,6 +317,36 @@ public final class TestSpecs {
         targets = {Target.C, Target.JAVA})
     public static dev.kernelgen.schedule.Schedule plain(OperatorDef op, Knobs knobs) {
       return dev.kernelgen.schedule.Schedule.create(op.outputs());
+    }
+  }
+
+  /** 64-bit elements: an int64 row sum and a float64 softmax over rows, both dims symbolic. */
+  @KernelLibrary(
+      name = "WideKernels",
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
+  public static final class WideTypesSpec {
+    @Operator
+    public static OperatorDef rowSum64() {
+      Var m = var("m");
+      Var n = var("n");
+      Tensor x = placeholder("x", INT64, m, n);
+      IterVar k = reduceAxis(n, "k");
+      return OperatorDef.of(List.of(x), compute("s", shape(m), i -> sum(x.at(i, k.var()), k)));
+    }
+
+    @Operator
+    public static OperatorDef softmax64() {
+      Var m = var("m");
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT64, m, n);
+      IterVar j = reduceAxis(n, "j");
+      IterVar j2 = reduceAxis(n, "j2");
+      Tensor mx = compute("mx", shape(m), i -> dev.kernelgen.te.TE.max(x.at(i, j.var()), j));
+      Tensor e =
+          compute("e", shape(m, n), (i, c) -> dev.kernelgen.te.TE.exp(x.at(i, c).sub(mx.at(i))));
+      Tensor es = compute("es", shape(m), i -> sum(e.at(i, j2.var()), j2));
+      return OperatorDef.of(
+          List.of(x), compute("y", shape(m, n), (i, c) -> e.at(i, c).div(es.at(i))));
     }
   }
 }

@@ -1,0 +1,111 @@
+package dev.kernelgen.maven.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kernelgen.annotations.Target;
+import dev.kernelgen.runtime.Device;
+import dev.kernelgen.runtime.Devices;
+import dev.kernelgen.runtime.HostTensor;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Launchers of operators over 64-bit elements, as a new user writes them (an int64 row sum whose
+ * sums pass 2^32, a float64 softmax): built by the plugin's generator and run on every device this
+ * machine has, against the same computation in Java.
+ */
+class WideTypesLauncherTest {
+  @TempDir static Path tmp;
+  static CompiledLauncher wide;
+
+  @BeforeAll
+  static void build() throws Exception {
+    wide =
+        CompiledLauncher.build(
+            TestSpecs.WideTypesSpec.class, "WideKernels", tmp, LauncherSafetyTest.targets());
+  }
+
+  private static final Class<?>[] HOST2 = {HostTensor.class, HostTensor.class};
+
+  static void runOn(Device device) throws Throwable {
+    try (AutoCloseable k = wide.load(device)) {
+      for (int[] mn : new int[][] {{3, 5}, {7, 129}}) {
+        int m = mn[0];
+        int n = mn[1];
+        long[] xs = new long[m * n];
+        long[] sums = new long[m];
+        double[] ds = new double[m * n];
+        for (int i = 0; i < xs.length; i++) {
+          xs[i] = (i % 2 == 0 ? 1L : -1L) * ((long) i << 33) + i; // past int32 in every element
+          sums[i / n] += xs[i];
+          ds[i] = Math.sin(i) * 30;
+        }
+        try (HostTensor x = HostTensor.of(xs, m, n);
+            HostTensor s =
+                (HostTensor)
+                    wide.call(k, "allocateRowSum64Output", new Class<?>[] {HostTensor.class}, x)) {
+          wide.call(k, "rowSum64", HOST2, x, s);
+          assertThat(s.toLongArray()).as(device.name() + " " + m + "x" + n).containsExactly(sums);
+        }
+        try (HostTensor x = HostTensor.of(ds, m, n);
+            HostTensor y =
+                (HostTensor)
+                    wide.call(k, "allocateSoftmax64Output", new Class<?>[] {HostTensor.class}, x)) {
+          wide.call(k, "softmax64", HOST2, x, y);
+          double[] got = y.toDoubleArray();
+          for (int i = 0; i < m; i++) {
+            double max = Double.NEGATIVE_INFINITY;
+            for (int c = 0; c < n; c++) {
+              max = Math.max(max, ds[i * n + c]);
+            }
+            double total = 0;
+            for (int c = 0; c < n; c++) {
+              total += Math.exp(ds[i * n + c] - max);
+            }
+            for (int c = 0; c < n; c++) {
+              // float64 all the way: far tighter than any float32 kernel could be
+              assertThat(got[i * n + c])
+                  .as(device.name() + " softmax64 [" + i + ", " + c + "]")
+                  .isCloseTo(Math.exp(ds[i * n + c] - max) / total, within(1e-12));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void runOnJava() throws Throwable {
+    runOn(Devices.java());
+  }
+
+  @Test
+  void runOnC() throws Throwable {
+    Optional<? extends Device> cpu = Devices.cpu();
+    assumeTrue(cpu.isPresent(), "no C library loads here: " + Devices.probe(Target.C).detail());
+    runOn(cpu.get());
+  }
+
+  @Test
+  void runOnOpenCl() throws Throwable {
+    Optional<? extends Device> cl = Devices.openCl();
+    assumeTrue(
+        cl.isPresent(),
+        "no OpenCL device found ("
+            + Devices.probe(Target.OPENCL).detail()
+            + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
+    runOn(cl.get());
+  }
+
+  @Test
+  void runOnCuda() throws Throwable {
+    Optional<? extends Device> gpu = Devices.cuda();
+    assumeTrue(gpu.isPresent(), "no CUDA device found: " + Devices.probe(Target.CUDA).detail());
+    runOn(gpu.get());
+  }
+}
