@@ -82,6 +82,15 @@ public final class HostTensor implements AutoCloseable {
     return t;
   }
 
+  /** A new BOOL tensor holding a copy of {@code data}, one byte (0 or 1) per element. */
+  public static HostTensor of(boolean[] data, long... shape) {
+    HostTensor t = zeros(DataType.BOOL, checkLength(data.length, shape));
+    for (int i = 0; i < data.length; i++) {
+      t.segment.set(ValueLayout.JAVA_BYTE, i, (byte) (data[i] ? 1 : 0));
+    }
+    return t;
+  }
+
   /**
    * A tensor over memory the caller owns and keeps alive; {@link #close()} leaves it alone. The
    * segment must hold exactly the shape's elements.
@@ -248,6 +257,17 @@ public final class HostTensor implements AutoCloseable {
   public long[] toLongArray() {
     requireDtype(DataType.INT64);
     return segment().toArray(I64);
+  }
+
+  /** A copy of the elements of a BOOL tensor (any byte other than 0 is true). */
+  public boolean[] toBooleanArray() {
+    requireDtype(DataType.BOOL);
+    byte[] bytes = segment().toArray(ValueLayout.JAVA_BYTE);
+    boolean[] out = new boolean[bytes.length];
+    for (int i = 0; i < bytes.length; i++) {
+      out[i] = bytes[i] != 0;
+    }
+    return out;
   }
 
   /** Frees owned memory (once; later calls do nothing). Wrapped memory is left to its owner. */

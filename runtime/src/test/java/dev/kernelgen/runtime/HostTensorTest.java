@@ -55,6 +55,26 @@ class HostTensorTest {
   }
 
   @Test
+  void boolTensorsCopyFromAndToBooleanArrays() {
+    try (HostTensor b =
+        HostTensor.of(new boolean[] {true, false, false, true, true, false}, 2, 3)) {
+      assertThat(b.dtype()).isEqualTo(DataType.BOOL);
+      assertThat(b.shape()).containsExactly(2, 3);
+      assertThat(b.byteSize()).isEqualTo(6);
+      assertThat(b.getBoolean(3)).isTrue();
+      assertThat(b.toBooleanArray()).containsExactly(true, false, false, true, true, false);
+      b.setBoolean(1, true);
+      assertThat(b.toBooleanArray()[1]).isTrue();
+      assertThatThrownBy(b::toIntArray).hasMessageContaining("BOOL");
+    }
+    try (HostTensor f = HostTensor.of(new float[] {1})) {
+      assertThatThrownBy(f::toBooleanArray).hasMessageContaining("FLOAT32");
+    }
+    assertThatThrownBy(() -> HostTensor.of(new boolean[5], 2, 3))
+        .hasMessageContaining("5 elements");
+  }
+
+  @Test
   void wrongDtypeIndexAndLengthAreRejected() {
     try (HostTensor t = HostTensor.zeros(DataType.INT32, 2, 2)) {
       assertThatThrownBy(() -> t.getFloat(0)).hasMessageContaining("INT32, not FLOAT32");

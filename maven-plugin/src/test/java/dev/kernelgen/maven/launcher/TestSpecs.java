@@ -349,4 +349,27 @@ public final class TestSpecs {
           List.of(x), compute("y", shape(m, n), (i, c) -> e.at(i, c).div(es.at(i))));
     }
   }
+
+  /** Masks: a BOOL output (x > t) and a BOOL input (x where the mask holds, else 0). */
+  @KernelLibrary(
+      name = "MaskKernels",
+      targets = {Target.C, Target.JAVA, Target.OPENCL, Target.CUDA})
+  public static final class MaskSpec {
+    @Operator
+    public static OperatorDef above() {
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, n);
+      Tensor t = placeholder("t", FLOAT32, 1);
+      return OperatorDef.of(List.of(x, t), compute("mask", shape(n), i -> x.at(i).gt(t.at(0))));
+    }
+
+    @Operator
+    public static OperatorDef keep() {
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT32, n);
+      Tensor m = placeholder("m", dev.kernelgen.te.TE.BOOL, n);
+      return OperatorDef.of(
+          List.of(x, m), compute("kept", shape(n), i -> select(m.at(i), x.at(i), 0f)));
+    }
+  }
 }

@@ -15,19 +15,30 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Launchers of operators over 64-bit elements, as a new user writes them (an int64 row sum whose
- * sums pass 2^32, a float64 softmax): built by the plugin's generator and run on every device this
- * machine has, against the same computation in Java.
+ * Launchers of operators over element types other than float32, as a new user writes them (an int64
+ * row sum whose sums pass 2^32, a float64 softmax, a BOOL mask out of a comparison and into a
+ * select): built by the plugin's generator and run on every device this machine has, against the
+ * same computation in Java.
  */
-class WideTypesLauncherTest {
+class ElementTypesLauncherTest {
   @TempDir static Path tmp;
   static CompiledLauncher wide;
+  static CompiledLauncher masks;
 
   @BeforeAll
   static void build() throws Exception {
     wide =
         CompiledLauncher.build(
-            TestSpecs.WideTypesSpec.class, "WideKernels", tmp, LauncherSafetyTest.targets());
+            TestSpecs.WideTypesSpec.class,
+            "WideKernels",
+            tmp.resolve("wide"),
+            LauncherSafetyTest.targets());
+    masks =
+        CompiledLauncher.build(
+            TestSpecs.MaskSpec.class,
+            "MaskKernels",
+            tmp.resolve("mask"),
+            LauncherSafetyTest.targets());
   }
 
   private static final Class<?>[] HOST2 = {HostTensor.class, HostTensor.class};
@@ -79,9 +90,63 @@ class WideTypesLauncherTest {
     }
   }
 
+  /** BOOL tensors out of a launcher (a comparison) and into one (a select by the mask). */
+  static void masksOn(Device device) throws Throwable {
+    try (AutoCloseable k = masks.load(device)) {
+      for (int n : new int[] {5, 1001}) {
+        float[] xs = new float[n];
+        boolean[] above = new boolean[n];
+        float[] kept = new float[n];
+        for (int i = 0; i < n; i++) {
+          xs[i] = (float) Math.sin(i * 0.7);
+          above[i] = xs[i] > 0.25f;
+          kept[i] = above[i] ? xs[i] : 0f;
+        }
+        try (HostTensor x = HostTensor.of(xs, n);
+            HostTensor t = HostTensor.of(new float[] {0.25f}, 1);
+            HostTensor m =
+                (HostTensor)
+                    masks.call(
+                        k,
+                        "allocateAboveOutput",
+                        new Class<?>[] {HostTensor.class, HostTensor.class},
+                        x,
+                        t)) {
+          assertThat(m.dtype()).isEqualTo(dev.kernelgen.runtime.DataType.BOOL);
+          masks.call(
+              k,
+              "above",
+              new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
+              x,
+              t,
+              m);
+          assertThat(m.toBooleanArray()).as(device.name() + " n=" + n).containsExactly(above);
+          try (HostTensor y =
+              (HostTensor)
+                  masks.call(
+                      k,
+                      "allocateKeepOutput",
+                      new Class<?>[] {HostTensor.class, HostTensor.class},
+                      x,
+                      m)) {
+            masks.call(
+                k,
+                "keep",
+                new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
+                x,
+                m,
+                y);
+            assertThat(y.toFloatArray()).as(device.name() + " n=" + n).containsExactly(kept);
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void runOnJava() throws Throwable {
     runOn(Devices.java());
+    masksOn(Devices.java());
   }
 
   @Test
@@ -89,6 +154,7 @@ class WideTypesLauncherTest {
     Optional<? extends Device> cpu = Devices.cpu();
     assumeTrue(cpu.isPresent(), "no C library loads here: " + Devices.probe(Target.C).detail());
     runOn(cpu.get());
+    masksOn(cpu.get());
   }
 
   @Test
@@ -100,6 +166,7 @@ class WideTypesLauncherTest {
             + Devices.probe(Target.OPENCL).detail()
             + "); install pocl-opencl-icd and ocl-icd-opencl-dev");
     runOn(cl.get());
+    masksOn(cl.get());
   }
 
   @Test
@@ -107,5 +174,6 @@ class WideTypesLauncherTest {
     Optional<? extends Device> gpu = Devices.cuda();
     assumeTrue(gpu.isPresent(), "no CUDA device found: " + Devices.probe(Target.CUDA).detail());
     runOn(gpu.get());
+    masksOn(gpu.get());
   }
 }
