@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Launchers of operators over element types other than float32, as a new user writes them (an int64
  * row sum whose sums pass 2^32, a float64 softmax, a BOOL mask out of a comparison and into a
  * select): built by the plugin's generator and run on every device this machine has, against the
- * same computation in Java.
+ * same computation in Java, empty tensors (a dim of 0) among the shapes.
  */
 class ElementTypesLauncherTest {
   @TempDir static Path tmp;
@@ -45,7 +45,7 @@ class ElementTypesLauncherTest {
 
   static void runOn(Device device) throws Throwable {
     try (AutoCloseable k = wide.load(device)) {
-      for (int[] mn : new int[][] {{3, 5}, {7, 129}}) {
+      for (int[] mn : new int[][] {{3, 5}, {7, 129}, {0, 4}, {2, 0}}) {
         int m = mn[0];
         int n = mn[1];
         long[] xs = new long[m * n];
@@ -93,7 +93,7 @@ class ElementTypesLauncherTest {
   /** BOOL tensors out of a launcher (a comparison) and into one (a select by the mask). */
   static void masksOn(Device device) throws Throwable {
     try (AutoCloseable k = masks.load(device)) {
-      for (int n : new int[] {5, 1001}) {
+      for (int n : new int[] {0, 5, 1001}) {
         float[] xs = new float[n];
         boolean[] above = new boolean[n];
         float[] kept = new float[n];
