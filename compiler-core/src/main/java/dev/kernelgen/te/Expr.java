@@ -90,6 +90,24 @@ public sealed interface Expr
     return Binary.of(BinOp.MAX, this, o);
   }
 
+  default Expr min(long o) {
+    return min(IntImm.like(this, o));
+  }
+
+  default Expr max(long o) {
+    return max(IntImm.like(this, o));
+  }
+
+  /** The smaller of this and a floating-point constant (of this expression's float dtype). */
+  default Expr min(double o) {
+    return min(new FloatImm(floatType(this), o));
+  }
+
+  /** The larger of this and a floating-point constant: {@code x.max(0.0)} is a ReLU. */
+  default Expr max(double o) {
+    return max(new FloatImm(floatType(this), o));
+  }
+
   default Expr eq(Expr o) {
     return Binary.of(BinOp.EQ, this, o);
   }
@@ -100,6 +118,10 @@ public sealed interface Expr
 
   default Expr ne(Expr o) {
     return Binary.of(BinOp.NE, this, o);
+  }
+
+  default Expr ne(long o) {
+    return ne(IntImm.like(this, o));
   }
 
   default Expr lt(Expr o) {
@@ -132,6 +154,32 @@ public sealed interface Expr
 
   default Expr ge(long o) {
     return ge(IntImm.like(this, o));
+  }
+
+  // Comparisons with a floating-point constant (of this expression's float dtype): x.gt(0.5).
+
+  default Expr eq(double o) {
+    return eq(new FloatImm(floatType(this), o));
+  }
+
+  default Expr ne(double o) {
+    return ne(new FloatImm(floatType(this), o));
+  }
+
+  default Expr lt(double o) {
+    return lt(new FloatImm(floatType(this), o));
+  }
+
+  default Expr le(double o) {
+    return le(new FloatImm(floatType(this), o));
+  }
+
+  default Expr gt(double o) {
+    return gt(new FloatImm(floatType(this), o));
+  }
+
+  default Expr ge(double o) {
+    return ge(new FloatImm(floatType(this), o));
   }
 
   default Expr and(Expr o) {

@@ -42,6 +42,27 @@ class BinaryValueTest {
   }
 
   @Test
+  void constantsOfEitherKindTakeTheOtherOperandsDtype() {
+    // As a user writes them: x.gt(0.5), x.max(0.0) (a ReLU), i.ne(0), i.min(7).
+    Expr x = new FloatImm(DType.FLOAT64, 2.5);
+    for (Expr cmp : new Expr[] {x.eq(0.5), x.ne(0.5), x.lt(0.5), x.le(0.5), x.gt(0.5), x.ge(0.5)}) {
+      assertThat(cmp.dtype()).isEqualTo(DType.BOOL);
+      assertThat(((Binary) cmp).b()).isEqualTo(new FloatImm(DType.FLOAT64, 0.5));
+    }
+    assertThat(x.max(0.0)).isEqualTo(x.max(new FloatImm(DType.FLOAT64, 0.0)));
+    assertThat(x.min(6.0).dtype()).isEqualTo(DType.FLOAT64);
+    assertThat(x.gt(0)).isEqualTo(x.gt(new FloatImm(DType.FLOAT64, 0)));
+    assertThat(i.ne(0)).isEqualTo(i.ne(IntImm.like(i, 0)));
+    assertThat(i.min(7)).isEqualTo(i.min(IntImm.like(i, 7)));
+    assertThat(i.max(7).dtype()).isEqualTo(i.dtype());
+    // A fractional constant beside an integer says so, naming the expression.
+    assertThatThrownBy(() -> i.gt(0.5))
+        .isInstanceOf(UserError.class)
+        .hasMessageContaining("a floating-point constant next to")
+        .hasMessageContaining("i");
+  }
+
+  @Test
   void operandsOfTwoDtypesAreStillAUserError() {
     assertThatThrownBy(() -> new Binary(BinOp.ADD, i, new FloatImm(DType.FLOAT32, 1)))
         .isInstanceOf(UserError.class)
