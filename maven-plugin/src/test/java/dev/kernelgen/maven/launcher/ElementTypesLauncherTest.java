@@ -63,6 +63,9 @@ class ElementTypesLauncherTest {
           wide.call(k, "rowSum64", HOST2, x, s);
           assertThat(s.toLongArray()).as(device.name() + " " + m + "x" + n).containsExactly(sums);
         }
+        if (m > 0) {
+          rowStatsOn(device, k, ds, m, n);
+        }
         try (HostTensor x = HostTensor.of(ds, m, n);
             HostTensor y =
                 (HostTensor)
@@ -86,6 +89,48 @@ class ElementTypesLauncherTest {
             }
           }
         }
+      }
+    }
+  }
+
+  /** Two outputs of different types from one launcher call, each read back as its own array. */
+  static void rowStatsOn(Device device, AutoCloseable k, double[] ds, int m, int n)
+      throws Throwable {
+    double[] largest = new double[m];
+    int[] positives = new int[m];
+    for (int i = 0; i < m; i++) {
+      largest[i] = Double.NEGATIVE_INFINITY;
+      for (int c = 0; c < n; c++) {
+        largest[i] = Math.max(largest[i], ds[i * n + c]);
+        positives[i] += ds[i * n + c] > 0 ? 1 : 0;
+      }
+    }
+    try (HostTensor x = HostTensor.of(ds, m, n);
+        HostTensor big = HostTensor.zeros(dev.kernelgen.runtime.DataType.FLOAT64, m);
+        HostTensor pos = HostTensor.zeros(dev.kernelgen.runtime.DataType.INT32, m)) {
+      wide.call(
+          k,
+          "rowStats",
+          new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
+          x,
+          big,
+          pos);
+      assertThat(big.toDoubleArray()).as(device.name() + " largest").containsExactly(largest);
+      assertThat(pos.toIntArray()).as(device.name() + " positives").containsExactly(positives);
+      // The outputs swapped: each is checked for its own type, named.
+      try (HostTensor wrongBig = HostTensor.zeros(dev.kernelgen.runtime.DataType.INT32, m);
+          HostTensor wrongPos = HostTensor.zeros(dev.kernelgen.runtime.DataType.FLOAT64, m)) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () ->
+                    wide.call(
+                        k,
+                        "rowStats",
+                        new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
+                        x,
+                        wrongBig,
+                        wrongPos))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("is INT32, expected FLOAT64");
       }
     }
   }

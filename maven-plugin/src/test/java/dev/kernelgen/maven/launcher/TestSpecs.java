@@ -348,6 +348,21 @@ public final class TestSpecs {
       return OperatorDef.of(
           List.of(x), compute("y", shape(m, n), (i, c) -> e.at(i, c).div(es.at(i))));
     }
+
+    /** Two outputs of two types: each row's largest value (float64) and its positives (int32). */
+    @Operator
+    public static OperatorDef rowStats() {
+      Var m = var("m");
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT64, m, n);
+      IterVar j = reduceAxis(n, "j");
+      IterVar j2 = reduceAxis(n, "j2");
+      Tensor largest =
+          compute("largest", shape(m), i -> dev.kernelgen.te.TE.max(x.at(i, j.var()), j));
+      Tensor positives =
+          compute("positives", shape(m), i -> sum(select(x.at(i, j2.var()).gt(0.0), 1, 0), j2));
+      return OperatorDef.of(List.of(x), largest, positives);
+    }
   }
 
   /** Masks: a BOOL output (x > t) and a BOOL input (x where the mask holds, else 0). */
