@@ -66,6 +66,26 @@ class ElementTypesLauncherTest {
         if (m > 0) {
           rowStatsOn(device, k, ds, m, n);
         }
+        try (HostTensor x = HostTensor.of(ds, ds.length);
+            HostTensor y = HostTensor.zeros(dev.kernelgen.runtime.DataType.FLOAT64, ds.length)) {
+          wide.call(k, "math64", HOST2, x, y);
+          double[] got = y.toDoubleArray();
+          for (int i = 0; i < ds.length; i++) {
+            double v = ds[i];
+            double a = Math.abs(v) + 0.5;
+            double want =
+                Math.exp(v * 0.1)
+                    + Math.log(a)
+                    + Math.sqrt(a)
+                    + Math.tanh(v)
+                    + Math.pow(a, v * 0.25)
+                    + Math.floor(v * 3.0)
+                    + Math.ceil(v * 0.7);
+            assertThat(got[i])
+                .as(device.name() + " math64 at x = " + v)
+                .isCloseTo(want, within(1e-9 * Math.max(1, Math.abs(want))));
+          }
+        }
         try (HostTensor x = HostTensor.of(ds, m, n);
             HostTensor y =
                 (HostTensor)

@@ -349,6 +349,32 @@ public final class TestSpecs {
           List.of(x), compute("y", shape(m, n), (i, c) -> e.at(i, c).div(es.at(i))));
     }
 
+    /** Every math function at float64: any computed in float32 on a target loses digits. */
+    @Operator
+    public static OperatorDef math64() {
+      Var n = var("n");
+      Tensor x = placeholder("x", FLOAT64, n);
+      return OperatorDef.of(
+          List.of(x),
+          compute(
+              "m",
+              shape(n),
+              i -> {
+                dev.kernelgen.te.Expr v = x.at(i);
+                dev.kernelgen.te.Expr a = dev.kernelgen.te.TE.abs(v).add(0.5);
+                return dev.kernelgen
+                    .te
+                    .TE
+                    .exp(v.mul(0.1))
+                    .add(dev.kernelgen.te.TE.log(a))
+                    .add(dev.kernelgen.te.TE.sqrt(a))
+                    .add(dev.kernelgen.te.TE.tanh(v))
+                    .add(dev.kernelgen.te.TE.pow(a, v.mul(0.25)))
+                    .add(dev.kernelgen.te.TE.floor(v.mul(3.0)))
+                    .add(dev.kernelgen.te.TE.ceil(v.mul(0.7)));
+              }));
+    }
+
     /** Two outputs of two types: each row's largest value (float64) and its positives (int32). */
     @Operator
     public static OperatorDef rowStats() {
