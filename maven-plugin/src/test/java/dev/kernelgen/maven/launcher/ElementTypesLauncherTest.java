@@ -41,7 +41,10 @@ class ElementTypesLauncherTest {
             LauncherSafetyTest.targets());
   }
 
+  // The launcher methods' parameter types: one, two or three host tensors.
+  private static final Class<?>[] HOST1 = {HostTensor.class};
   private static final Class<?>[] HOST2 = {HostTensor.class, HostTensor.class};
+  private static final Class<?>[] HOST3 = {HostTensor.class, HostTensor.class, HostTensor.class};
 
   static void runOn(Device device) throws Throwable {
     try (AutoCloseable k = wide.load(device)) {
@@ -57,9 +60,7 @@ class ElementTypesLauncherTest {
           ds[i] = Math.sin(i) * 30;
         }
         try (HostTensor x = HostTensor.of(xs, m, n);
-            HostTensor s =
-                (HostTensor)
-                    wide.call(k, "allocateRowSum64Output", new Class<?>[] {HostTensor.class}, x)) {
+            HostTensor s = (HostTensor) wide.call(k, "allocateRowSum64Output", HOST1, x)) {
           wide.call(k, "rowSum64", HOST2, x, s);
           assertThat(s.toLongArray()).as(device.name() + " " + m + "x" + n).containsExactly(sums);
         }
@@ -87,9 +88,7 @@ class ElementTypesLauncherTest {
           }
         }
         try (HostTensor x = HostTensor.of(ds, m, n);
-            HostTensor y =
-                (HostTensor)
-                    wide.call(k, "allocateSoftmax64Output", new Class<?>[] {HostTensor.class}, x)) {
+            HostTensor y = (HostTensor) wide.call(k, "allocateSoftmax64Output", HOST1, x)) {
           wide.call(k, "softmax64", HOST2, x, y);
           double[] got = y.toDoubleArray();
           for (int i = 0; i < m; i++) {
@@ -128,27 +127,14 @@ class ElementTypesLauncherTest {
     try (HostTensor x = HostTensor.of(ds, m, n);
         HostTensor big = HostTensor.zeros(dev.kernelgen.runtime.DataType.FLOAT64, m);
         HostTensor pos = HostTensor.zeros(dev.kernelgen.runtime.DataType.INT32, m)) {
-      wide.call(
-          k,
-          "rowStats",
-          new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
-          x,
-          big,
-          pos);
+      wide.call(k, "rowStats", HOST3, x, big, pos);
       assertThat(big.toDoubleArray()).as(device.name() + " largest").containsExactly(largest);
       assertThat(pos.toIntArray()).as(device.name() + " positives").containsExactly(positives);
       // The outputs swapped: each is checked for its own type, named.
       try (HostTensor wrongBig = HostTensor.zeros(dev.kernelgen.runtime.DataType.INT32, m);
           HostTensor wrongPos = HostTensor.zeros(dev.kernelgen.runtime.DataType.FLOAT64, m)) {
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                () ->
-                    wide.call(
-                        k,
-                        "rowStats",
-                        new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
-                        x,
-                        wrongBig,
-                        wrongPos))
+                () -> wide.call(k, "rowStats", HOST3, x, wrongBig, wrongPos))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("is INT32, expected FLOAT64");
       }
@@ -169,38 +155,12 @@ class ElementTypesLauncherTest {
         }
         try (HostTensor x = HostTensor.of(xs, n);
             HostTensor t = HostTensor.of(new float[] {0.25f}, 1);
-            HostTensor m =
-                (HostTensor)
-                    masks.call(
-                        k,
-                        "allocateAboveOutput",
-                        new Class<?>[] {HostTensor.class, HostTensor.class},
-                        x,
-                        t)) {
+            HostTensor m = (HostTensor) masks.call(k, "allocateAboveOutput", HOST2, x, t)) {
           assertThat(m.dtype()).isEqualTo(dev.kernelgen.runtime.DataType.BOOL);
-          masks.call(
-              k,
-              "above",
-              new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
-              x,
-              t,
-              m);
+          masks.call(k, "above", HOST3, x, t, m);
           assertThat(m.toBooleanArray()).as(device.name() + " n=" + n).containsExactly(above);
-          try (HostTensor y =
-              (HostTensor)
-                  masks.call(
-                      k,
-                      "allocateKeepOutput",
-                      new Class<?>[] {HostTensor.class, HostTensor.class},
-                      x,
-                      m)) {
-            masks.call(
-                k,
-                "keep",
-                new Class<?>[] {HostTensor.class, HostTensor.class, HostTensor.class},
-                x,
-                m,
-                y);
+          try (HostTensor y = (HostTensor) masks.call(k, "allocateKeepOutput", HOST2, x, m)) {
+            masks.call(k, "keep", HOST3, x, m, y);
             assertThat(y.toFloatArray()).as(device.name() + " n=" + n).containsExactly(kept);
           }
         }
