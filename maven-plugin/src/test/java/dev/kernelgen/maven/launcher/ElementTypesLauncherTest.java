@@ -196,9 +196,8 @@ class ElementTypesLauncherTest {
 
   @Test
   void runOnCuda() throws Throwable {
-    Optional<? extends Device> gpu = Devices.cuda();
-    assumeTrue(gpu.isPresent(), "no CUDA device found: " + Devices.probe(Target.CUDA).detail());
-    runOn(gpu.get());
-    masksOn(gpu.get());
+    Device gpu = CudaTests.deviceOrSkip();
+    runOn(gpu);
+    masksOn(gpu);
   }
 }

@@ -137,9 +137,8 @@ class GeneratedLauncherRunTest {
 
   @Test
   void aLibraryWithoutTheDevicesTargetSaysSo() {
-    Optional<? extends Device> cuda = Devices.cuda();
-    org.junit.jupiter.api.Assumptions.assumeTrue(cuda.isPresent(), "no CUDA device");
-    assertThatThrownBy(() -> call(launcher.getMethod("load", Device.class), null, cuda.get()))
+    Device cuda = CudaTests.deviceOrSkip();
+    assertThatThrownBy(() -> call(launcher.getMethod("load", Device.class), null, cuda))
         .hasMessageContaining("has no kernels for CUDA");
   }
 

@@ -390,10 +390,7 @@ class LauncherSafetyTest {
    */
   @Test
   void aLauncherWithTemporariesIsCapturedInACudaGraph() throws Throwable {
-    assumeTrue(
-        Devices.cuda().isPresent(),
-        "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
-    dev.kernelgen.runtime.cuda.CudaDevice gpu = Devices.cuda().get();
+    dev.kernelgen.runtime.cuda.CudaDevice gpu = CudaTests.deviceOrSkip();
     CompiledLauncher cuda =
         CompiledLauncher.build(
             TestSpecs.TwoKernelsSpec.class, "TwoKernels", tmp.resolve("cuda"), Target.CUDA);
@@ -427,10 +424,7 @@ class LauncherSafetyTest {
    */
   @Test
   void aGatheringLauncherIsCapturedInACudaGraph() throws Throwable {
-    assumeTrue(
-        Devices.cuda().isPresent(),
-        "no CUDA device, skipped: " + Devices.probe(Target.CUDA).detail());
-    dev.kernelgen.runtime.cuda.CudaDevice gpu = Devices.cuda().get();
+    dev.kernelgen.runtime.cuda.CudaDevice gpu = CudaTests.deviceOrSkip();
     CompiledLauncher cuda =
         CompiledLauncher.build(
             TestSpecs.EmbeddingSpec.class,
