@@ -214,6 +214,11 @@ public final class CCodegen extends CLikePrinter {
 
   @Override
   void forLoop(For f) {
+    TransposedCopies.Copy copy = TransposedCopies.of(f);
+    if (copy != null) {
+      transposedCopy(copy);
+      return;
+    }
     List<String> pragmas = new ArrayList<>();
     switch (f.kind()) {
       case PARALLEL -> pragmas.add("#pragma omp parallel for");
@@ -283,6 +288,17 @@ public final class CCodegen extends CLikePrinter {
       line("#endif");
     }
     fenceOwed = owed;
+  }
+
+  /** A transposed copy as a call of {@link TransposedCopies#HELPER}. */
+  private void transposedCopy(TransposedCopies.Copy c) {
+    String f = helper("kg_transpose_32", TransposedCopies.HELPER);
+    String dst = name(c.dst()) + "[" + expr(c.dstBase(), true) + "]";
+    String src = name(c.src()) + "[" + expr(c.srcBase(), true) + "]";
+    line(
+        f
+            + "(&%s, %d, &%s, %d, %d, %d);"
+                .formatted(dst, c.dstStride(), src, c.srcStride(), c.na(), c.nb()));
   }
 
   /** Parallel loops around the statement being printed. */
