@@ -126,8 +126,9 @@ public final class AnalyticPredictor implements Predictor {
       // Producers (padding) computed per task: their copies, and a task's share beyond L2.
       cost *= 1 + 4 * get(n, "cpu.producer_ratio", 0);
       cost *= Math.max(1, get(n, "cpu.producer_bytes", 0) / L2_BYTES);
-      // Where the packed tiles run in parallel (CpuPackedTiling.parallelOverV): the panel past L2.
-      cost *= Math.max(1, get(n, "cpu.panel_bytes", 0) / L2_BYTES);
+      // Where the packed tiles run in parallel (CpuPackedTiling.parallelOverV): the panel past the
+      // L2 of the vector unit's cores (VectorUnit.l2Bytes).
+      cost *= Math.max(1, get(n, "cpu.panel_l2", 0));
     }
     return cost * get(n, "cpu.waste", 1) / parallel;
   }

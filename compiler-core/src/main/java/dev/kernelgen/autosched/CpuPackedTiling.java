@@ -404,6 +404,7 @@ final class CpuPackedTiling {
     if (parallelV) {
       // The panel a task streams once per tile of its rows: beyond L2, from memory each time.
       state.note(red, "cpu.panel_bytes", packed * 4);
+      state.note(red, "cpu.panel_l2", packed * 4 / state.vectors().l2Bytes());
     }
   }
 
