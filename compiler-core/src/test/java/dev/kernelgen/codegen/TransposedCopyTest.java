@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A loop nest that copies a block transposed is one call of {@code kg_transpose_32} in C (tiles
  * transposed in registers: 16 x 16 with AVX-512, 8 x 8 with AVX, 4 x 4 with SSE), whose copy equals
- * the loops' element for element at every ISA level this CPU runs, ragged edges included; so are
- * the weight panels of a packed convolution.
+ * the loops' element for element at every ISA level this CPU runs and in the portable C (as on
+ * aarch64), ragged edges included; so are the weight panels of a packed convolution.
  */
 class TransposedCopyTest {
   /** {@code B[b][i][j] = X[b][j][i]}, unscheduled: the naive loops. */
@@ -86,9 +86,16 @@ class TransposedCopyTest {
       funcs.add(transpose("t" + c, t, cases[c][0], cases[c][1], cases[c][2]));
     }
     String source = CCodegen.generate(funcs, "m");
+    // The portable tiles (aarch64's, and any ISA without SSE): the vector ISAs' macros undefined.
+    levels.add("portable");
     for (String level : levels) {
       Path lib = tmp.resolve(level + ".so");
-      tc.compileSharedLibrary(source, lib, level);
+      if (level.equals("portable")) {
+        String undefined = "#undef __SSE2__\n#undef __AVX__\n#undef __AVX512F__\n";
+        tc.compileSharedLibrary(undefined + source, lib, "x86-64-v2");
+      } else {
+        tc.compileSharedLibrary(source, lib, level);
+      }
       SymbolLookup symbols = SymbolLookup.libraryLookup(lib, Arena.global());
       for (int c = 0; c < cases.length; c++) {
         int batch = cases[c][0], rows = cases[c][1], cols = cases[c][2];
