@@ -3,7 +3,6 @@ package dev.kernelgen.codegen;
 import dev.kernelgen.arith.Simplifier;
 import dev.kernelgen.te.Buffer;
 import dev.kernelgen.te.Expr;
-import dev.kernelgen.te.ExprVisitor;
 import dev.kernelgen.te.IntImm;
 import dev.kernelgen.te.Load;
 import dev.kernelgen.te.Substitute;
@@ -74,8 +73,8 @@ final class TransposedCopies {
         || ld.buffer().dtype() != st.buffer().dtype()
         || st.buffer().dtype().bytes() != 4
         || st.buffer().dtype().isBool()
-        || readsMemory(st.index())
-        || readsMemory(ld.index())) {
+        || CLikeExprPrinter.readsMemory(st.index())
+        || CLikeExprPrinter.readsMemory(ld.index())) {
       return null;
     }
     Map<Var, Expr> zero = new HashMap<>();
@@ -136,20 +135,6 @@ final class TransposedCopies {
       run = Math.multiplyExact(run, x[2]);
     }
     return run;
-  }
-
-  private static boolean readsMemory(Expr e) {
-    boolean[] found = {false};
-    new ExprVisitor() {
-      @Override
-      public void visit(Expr x) {
-        if (x instanceof Load) {
-          found[0] = true;
-        }
-        super.visit(x);
-      }
-    }.visit(e);
-    return found[0];
   }
 
   /** The helper: {@code kg_transpose_32(dst, ds, src, ss, na, nb)}. */
