@@ -264,7 +264,8 @@ final class CpuPackedTiling {
 
     // Operands: weights packed per tile of v, injective producers computed once per task.
     double packed = 0;
-    double materialized = 0;
+    double materialized = 0; // per task
+    double shared = 0; // once, before the tasks
     List<java.util.Set<Integer>> readAxes = new ArrayList<>();
     for (var e : reads.entrySet()) {
       Tensor t = e.getKey();
@@ -307,14 +308,25 @@ final class CpuPackedTiling {
         Stage p = s.stage(t);
         List<Expr> idx = e.getValue().get(0);
         double region = ProducerRegion.of(local, idx, others.subList(0, parallelAxes), tiles);
-        int band = ProducerRegion.bandAxis(local, idx, t, others, parallelAxes, tiles);
-        IterVar at = band >= 0 ? outer[band] : task;
-        p.computeAt(tiled, at);
+        if (parallelV && idx.stream().noneMatch(x -> FreeVars.uses(x, vv))) {
+          // Every task of v reads all of it: computed once, before the tasks, by every thread (per
+          // task, each of [1,512,7,7]x512's 16 tasks padded the whole input).
+          p.computeRoot();
+          if (p.axis().size() > 2) {
+            p.parallel(p.fuse(p.axis(0), p.axis(1)));
+          } else if (p.axis().size() == 2) {
+            p.parallel(p.axis(0));
+          }
+          shared += region;
+        } else {
+          int band = ProducerRegion.bandAxis(local, idx, t, others, parallelAxes, tiles);
+          p.computeAt(tiled, band >= 0 ? outer[band] : task);
+          materialized += region;
+        }
         if (!p.axis().isEmpty()) {
           p.vectorize(p.axis(p.axis().size() - 1));
         }
         state.done(p);
-        materialized += region;
       }
     }
 
@@ -398,8 +410,8 @@ final class CpuPackedTiling {
     CpuTiling.noteRegisters(state, red, local, rows * Math.ceil(tiles[v] / lanes), tiles[v]);
     state.note(red, "cpu.pack_ratio", packed * packings / work);
     // The producers computed per task: copies against multiply-adds, and the bytes a task holds.
-    state.note(red, "cpu.producer_ratio", materialized * Math.max(1, tasks) / work);
-    state.note(red, "cpu.producer_bytes", materialized * 4);
+    state.note(red, "cpu.producer_ratio", (materialized * Math.max(1, tasks) + shared) / work);
+    state.note(red, "cpu.producer_bytes", (materialized + shared) * 4);
     state.note(red, "cpu.packed_layout", 1);
     if (parallelV) {
       // The panel a task streams once per tile of its rows: beyond L2, from memory each time.

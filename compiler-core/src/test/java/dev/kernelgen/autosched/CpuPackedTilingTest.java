@@ -116,7 +116,8 @@ class CpuPackedTilingTest {
   @Test
   void fewRowsRunTheTilesOfThePackedAxisInParallel() {
     // 7 rows of one image beside 128 output channels: the tiles of the channels are the parallel
-    // tasks, each packing its own panel of the filter (no parallel loop of its own).
+    // tasks, each packing its own panel of the filter (no parallel loop of its own), all reading
+    // one padded input.
     Tensor conv =
         Conv.conv2dNchw(
             ph("SmallIn", 1, 32, 7, 7),
@@ -137,6 +138,15 @@ class CpuPackedTilingTest {
             .orElseThrow();
     assertThat(panel.leafIterVars())
         .noneMatch(iv -> panel.attr(iv).kind() == dev.kernelgen.tir.ForKind.PARALLEL);
+    // Every task reads the whole padded input: it is computed once, before the tasks, in parallel.
+    Stage padded =
+        s.stages().stream()
+            .filter(st -> st.name().startsWith("PaddedInput"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(padded.attachType()).isEqualTo(dev.kernelgen.schedule.AttachType.ROOT);
+    assertThat(padded.leafIterVars())
+        .anyMatch(iv -> padded.attr(iv).kind() == dev.kernelgen.tir.ForKind.PARALLEL);
     Check.check(s, OpSchedules.args(s), Map.of(), EnumSet.of(Check.Backend.C), 1e-4, 1e-4);
     // A vector times a matrix (one row): the same, and equal to the oracle.
     Tensor vm = Linalg.matmul(ph("Row", 1, 96), ph("Mat", 96, 80));
