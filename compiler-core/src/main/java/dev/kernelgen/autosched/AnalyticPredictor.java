@@ -123,7 +123,8 @@ public final class AnalyticPredictor implements Predictor {
     // costs a copy per element against the multiply-adds that reuse it.
     if (get(n, "cpu.packed_layout", 0) > 0) {
       cost *= 0.8 * (1 + 4 * get(n, "cpu.pack_ratio", 0));
-      // Producers (padding) computed per task: their copies, and a task's share beyond L2.
+      // Producers (padding), per task or once before the tasks: their copies, and their bytes
+      // beyond L2.
       cost *= 1 + 4 * get(n, "cpu.producer_ratio", 0);
       cost *= Math.max(1, get(n, "cpu.producer_bytes", 0) / L2_BYTES);
       // Where the packed tiles run in parallel (CpuPackedTiling.parallelOverV): the panel past the

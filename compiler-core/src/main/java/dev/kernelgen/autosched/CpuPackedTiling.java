@@ -262,7 +262,8 @@ final class CpuPackedTiling {
     }
     tiled.vectorize(inner[v]);
 
-    // Operands: weights packed per tile of v, injective producers computed once per task.
+    // Operands: weights packed per tile of v, injective producers computed once per task (or once
+    // before the tasks, where every task reads them whole).
     double packed = 0;
     double materialized = 0; // per task
     double shared = 0; // once, before the tasks
@@ -409,13 +410,14 @@ final class CpuPackedTiling {
     state.note(red, "cpu.reg_tile", regTile);
     CpuTiling.noteRegisters(state, red, local, rows * Math.ceil(tiles[v] / lanes), tiles[v]);
     state.note(red, "cpu.pack_ratio", packed * packings / work);
-    // The producers computed per task: copies against multiply-adds, and the bytes a task holds.
+    // The producers: copies (per task, and once before the tasks) against multiply-adds, and their
+    // bytes.
     state.note(red, "cpu.producer_ratio", (materialized * Math.max(1, tasks) + shared) / work);
     state.note(red, "cpu.producer_bytes", (materialized + shared) * 4);
     state.note(red, "cpu.packed_layout", 1);
     if (parallelV) {
-      // The panel a task streams once per tile of its rows: beyond L2, from memory each time.
-      state.note(red, "cpu.panel_bytes", packed * 4);
+      // The panel a task streams once per tile of its rows, against the L2 of the unit's cores:
+      // beyond it, from memory each time.
       state.note(red, "cpu.panel_l2", packed * 4 / state.vectors().l2Bytes());
     }
   }
